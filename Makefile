@@ -1,0 +1,63 @@
+# magicarp_nb: every command a developer or CI needs. `make help` lists them.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+# The CPU build of torch on disk. Any install that lets pip choose torch pulls a multi-GB CUDA build.
+TORCH  := torch==2.13.0
+SEED   ?= 12
+RUN    ?= runs/clm-tiny/02x0128_s$(SEED)
+export PATH := $(abspath $(BIN)):$(PATH)
+
+.PHONY: help setup train test test-all export check-export clean check-clean outputs docs readme style
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+
+$(BIN)/.installed: settings.ini setup.py
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet $(PIP_ARGS) "$(TORCH)" -e ".[dev]"
+	@touch $@
+
+setup: $(BIN)/.installed  ## create .venv with the package (editable), torch pinned to the CPU build
+
+train: setup  ## the main job: train the clm-tiny preset with SEED (default 12) into runs/clm-tiny/02x0128_s$(SEED)
+	mkdir -p $(RUN)
+	$(BIN)/papermill nbs/run_train.ipynb $(RUN)/run_train.ipynb -p seed $(SEED) -p run_dir $(RUN)
+
+test: setup  ## run every notebook as a test (pytest, 2 workers)
+	$(BIN)/pytest -n 2 -q tests/
+
+test-all: setup  ## the tests including cells flagged slow
+	MAGICARP_TEST_FLAGS=slow $(BIN)/pytest -n 2 -q tests/
+
+export: setup  ## regenerate magicarp_nb/*.py from the notebooks
+	$(BIN)/nbdev_export
+
+check-export: setup  ## fail if the modules are not what nbdev_export makes of the notebooks
+	$(BIN)/nbdev_export
+	git diff --exit-code -- magicarp_nb pyproject.toml
+	@test -z "$$(git status --porcelain -- magicarp_nb)" || (git status --porcelain -- magicarp_nb; echo "untracked modules"; exit 1)
+
+clean: setup  ## strip notebook metadata that should not be committed (nbdev_clean)
+	$(BIN)/nbdev_clean
+
+check-clean: setup  ## fail if any notebook is not clean
+	$(BIN)/nbdev_clean
+	git diff --exit-code -- nbs
+
+outputs: setup  ## re-execute the numbered notebooks and index in place so their saved outputs (docs) are current
+	cd nbs && export PYTHONWARNINGS="ignore:IProgress not found"; for nb in index.ipynb [0-9]*.ipynb; do \
+	  ../$(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.timeout=1800 $$nb || exit 1; done
+	$(BIN)/nbdev_clean
+
+docs: setup  ## render the notebooks to _docs/*.html without Quarto (and README.md from nbs/index.ipynb)
+	$(BIN)/python tools/render_docs.py --check
+
+readme: setup  ## regenerate README.md from nbs/index.ipynb
+	$(BIN)/python tools/render_docs.py --readme
+
+style: setup  ## format and lint notebooks, tools and tests with ruff, then re-export
+	$(BIN)/ruff format nbs tools tests benchmarks
+	$(BIN)/ruff check --fix nbs tools tests benchmarks
+	$(BIN)/nbdev_export

@@ -1,0 +1,21 @@
+"""Every notebook is a test: its cells run top to bottom and its assertions must hold.
+
+Each numbered notebook (and index.ipynb) is one pytest case, executed with nbdev's test runner, so the
+suite ends with pytest's summary. Runner notebooks (run_*.ipynb) are exercised through papermill inside
+14_launch.ipynb instead. Cells flagged `slow` are skipped unless MAGICARP_TEST_FLAGS lists that flag.
+"""
+import os
+from pathlib import Path
+
+import pytest
+from nbdev.test import test_nb as run_notebook_cells
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted(p for p in (ROOT / "nbs").glob("*.ipynb") if not p.name.startswith(("_", "run_")))
+
+
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook(nb):
+    force = os.environ.get("MAGICARP_TEST_FLAGS", "").split()
+    ok, secs = run_notebook_cells(nb, skip_flags=["slow"], force_flags=force, basepath=str(ROOT))
+    assert ok, f"{nb.name} failed (see the traceback above)"
