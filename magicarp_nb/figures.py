@@ -5,6 +5,7 @@
 # %% ../nbs/13_figures.ipynb #c003
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import matplotlib
@@ -12,7 +13,8 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 # %% auto #0
-__all__ = ['save_figure', 'plot_training_log']
+__all__ = ['MEASURES', 'save_figure', 'plot_training_log', 'final_rows', 'plot_nc_vs_loss', 'plot_seeds', 'correlations',
+           'plot_correlations']
 
 # %% ../nbs/13_figures.ipynb #c005
 def save_figure(fig, path) -> Path:
@@ -46,4 +48,135 @@ def plot_training_log(
     fig.tight_layout()
     if save:
         save_figure(fig, run_dir / "figures" / "training.png")
+    return fig
+
+# %% ../nbs/13_figures.ipynb #c008
+import seaborn as sns
+
+MEASURES = [
+    "cdnv",
+    "norms_var",
+    "norms_log_var",
+    "etf_error",
+    "interfere_var",
+    "log_kern_mean",
+    "log_kern_var",
+    "dual_error",
+    "simcos_mean",
+    "dists_mean",
+    "agreement",
+]
+"The measures plotted by default (the CSV has more)."
+
+
+def final_rows(df: pd.DataFrame) -> pd.DataFrame:
+    "Each model's last checkpoint, with `run` (the model without `@step`) and the `agreement` rate added."
+    df = df.copy()
+    df["run"] = df["model"].str.split("@").str[0]
+    df = df.sort_values("step").groupby("run", as_index=False).tail(1)
+    if {"hits", "misses"} <= set(df):
+        df["agreement"] = df["hits"] / (df["hits"] + df["misses"])
+    return df.sort_values(["depth", "width", "seed"]).reset_index(drop=True)
+
+
+def _log_scale(v: pd.Series) -> bool:
+    v = v.dropna()
+    return len(v) > 1 and bool((v > 0).all()) and v.max() / v.min() > 30
+
+
+def plot_nc_vs_loss(
+    df: pd.DataFrame,  # `final_rows` of the analysis CSV
+    columns=None,  # measures to plot (default `MEASURES` present in df)
+    target: str = "val_loss",
+    save=None,  # PNG path
+    ncols: int = 4,
+):
+    "One panel per measure against validation loss, coloured by width and marked by depth."
+    columns = [c for c in (columns or MEASURES) if c in df and df[c].notna().any()]
+    nrows = math.ceil(len(columns) / ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.2 * ncols, 2.8 * nrows), squeeze=False)
+    widths = sorted(df["width"].dropna().unique())
+    palette = dict(zip(widths, sns.color_palette("viridis", len(widths))))
+    for ax, col in zip(axes.flat, columns):
+        sns.scatterplot(
+            data=df,
+            x=target,
+            y=col,
+            hue="width",
+            style="depth",
+            palette=palette,
+            s=55,
+            ax=ax,
+            legend=ax is axes.flat[0],
+        )
+        if _log_scale(df[col]):
+            ax.set_yscale("log")
+        ax.set_title(col, fontsize=10)
+        ax.set_ylabel("")
+    for ax in list(axes.flat)[len(columns) :]:
+        ax.set_visible(False)
+    if columns:
+        handles, labels = axes.flat[0].get_legend_handles_labels()
+        axes.flat[0].get_legend().remove()
+        fig.legend(handles, labels, loc="center right", fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0, 0.93, 1))
+    if save:
+        save_figure(fig, save)
+    return fig
+
+
+def plot_seeds(
+    df: pd.DataFrame,  # `final_rows` of the analysis CSV
+    depth: int,
+    width: int,  # the architecture whose seeds to compare
+    columns=None,
+    save=None,
+    target: str = "val_loss",
+):
+    "The seeds of one architecture side by side: one bar per seed and measure (and validation loss)."
+    sub = df[(df["depth"] == depth) & (df["width"] == width)].sort_values("seed")
+    if sub.empty:
+        raise ValueError(f"no runs of depth {depth} and width {width}")
+    columns = [target] + [c for c in (columns or MEASURES) if c in sub and sub[c].notna().any()]
+    fig, axes = plt.subplots(1, len(columns), figsize=(1.6 * len(columns) + 1, 2.6), squeeze=False)
+    for ax, col in zip(axes.flat, columns):
+        ax.bar(range(len(sub)), sub[col], color=sns.color_palette("tab10", len(sub)))
+        ax.set_xticks(range(len(sub)), [f"s{int(s)}" for s in sub["seed"]], fontsize=7)
+        ax.set_title(col, fontsize=9)
+        ax.tick_params(axis="y", labelsize=7)
+        lo, hi = sub[col].min(), sub[col].max()
+        if lo > 0 and hi / lo < 3:
+            ax.set_ylim(lo * 0.9, hi * 1.05)  # small spreads would vanish from 0
+    fig.suptitle(f"seeds of {depth:02d}x{width:04d}", fontsize=10)
+    fig.tight_layout()
+    if save:
+        save_figure(fig, save)
+    return fig
+
+
+def correlations(df: pd.DataFrame, target: str = "val_loss", columns=None) -> pd.DataFrame:
+    "Pearson and Spearman correlation of each measure with `target`, over the rows of df (measures with ≥ 3 values)."
+    columns = [c for c in (columns or MEASURES) if c in df and df[[c, target]].dropna().shape[0] > 2]
+    rows = [
+        {
+            "measure": c,
+            "pearson": df[c].corr(df[target]),
+            "spearman": df[c].corr(df[target], method="spearman"),
+            "n": int(df[[c, target]].dropna().shape[0]),
+        }
+        for c in columns
+    ]
+    return pd.DataFrame(rows, columns=["measure", "pearson", "spearman", "n"]).set_index("measure")
+
+
+def plot_correlations(corr: pd.DataFrame, save=None, title: str = "correlation with validation loss"):
+    "Bars of the Pearson and Spearman correlations."
+    fig, ax = plt.subplots(figsize=(6, 0.32 * len(corr) + 1))
+    corr[["pearson", "spearman"]].iloc[::-1].plot.barh(ax=ax, width=0.8)
+    ax.axvline(0, color="k", lw=0.8)
+    ax.set_xlim(-1, 1)
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    if save:
+        save_figure(fig, save)
     return fig

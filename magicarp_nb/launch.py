@@ -10,10 +10,11 @@ import os
 from pathlib import Path
 
 from .clm import clm_run_name, train_clm
-from .config import apply_overrides
+from .config import apply_overrides, load_config
 
 # %% auto #0
-__all__ = ['TASKS', 'run_name', 'default_run_dir', 'resolve_run_name', 'train', 'runner_path', 'run_notebook']
+__all__ = ['TASKS', 'run_name', 'default_run_dir', 'resolve_run_name', 'train', 'runner_path', 'run_notebook', 'grid',
+           'select_checkpoints', 'train_stage', 'collect_stage', 'analyze_stage', 'submit_grid', 'grid_cli']
 
 # %% ../nbs/14_launch.ipynb #c005
 TASKS: dict[str, dict] = {"clm": {"train": train_clm, "run_name": clm_run_name}}
@@ -60,24 +61,231 @@ def runner_path(name: str, nbs_dir=None) -> Path:
 
 def run_notebook(
     name: str,  # runner name: 'train' for nbs/run_train.ipynb
-    run_dir,  # run folder; the executed notebook is written into it
+    folder,  # where the executed notebook (the record of the run) is written
+    record: str | None = None,  # file name of the record (default run_<name>.ipynb)
     nbs_dir=None,  # folder holding the runners (default: this checkout's nbs/)
     progress: bool = False,  # papermill's cell progress bar
-    **parameters,  # papermill parameters (run_dir is passed too, made absolute)
+    **parameters,  # papermill parameters; Path values are made absolute
 ) -> Path:
-    "Execute runner `name` with papermill into `run_dir/run_<name>.ipynb`; returns the notebook's path."
+    "Execute runner `name` with papermill into `folder/run_<name>.ipynb`; returns the record's path."
     import papermill as pm
 
-    run_dir = Path(run_dir).absolute()
-    run_dir.mkdir(parents=True, exist_ok=True)
-    out = run_dir / f"run_{name}.ipynb"
+    folder = Path(folder).absolute()
+    folder.mkdir(parents=True, exist_ok=True)
+    out = folder / (record or f"run_{name}.ipynb")
+    params = {k: str(Path(v).absolute()) if isinstance(v, Path) else v for k, v in parameters.items()}
     pm.execute_notebook(
         str(runner_path(name, nbs_dir)),
         str(out),
-        parameters={**parameters, "run_dir": str(run_dir)},
+        parameters=params,
         kernel_name="python3",
         language="python",
         progress_bar=progress,
         cwd=os.getcwd(),
     )
     return out
+
+# %% ../nbs/14_launch.ipynb #c012
+def grid(depths, widths, seeds) -> list[tuple[int, int, int]]:
+    "Every (depth, width, seed) of a product grid."
+    return [(d, w, s) for d in depths for w in widths for s in seeds]
+
+
+def select_checkpoints(run_dir, which="last") -> list[Path]:
+    "Checkpoints of a run: 'last', 'all', or comma-separated steps ('193,386')."
+    from magicarp_nb.trainer import list_checkpoints
+
+    cks = list_checkpoints(run_dir)
+    if not cks:
+        raise FileNotFoundError(f"{run_dir} has no checkpoints; train it first")
+    if which == "last":
+        return cks[-1:]
+    if which == "all":
+        return cks
+    steps = {int(x) for x in str(which).split(",")}
+    chosen = [c for c in cks if int(c.name.split("-")[1]) in steps]
+    if len(chosen) != len(steps):
+        raise FileNotFoundError(f"{run_dir} has checkpoints {[c.name for c in cks]}; asked for steps {sorted(steps)}")
+    return chosen
+
+
+def train_stage(spec: dict) -> str:
+    "Job: train one run of the grid."
+    _limit_threads(spec)
+    if spec["records"]:
+        run_notebook(
+            "train",
+            spec["run_dir"],
+            run_dir=spec["run_dir"],
+            preset=spec["preset"],
+            overrides=spec["overrides"],
+            seed=spec["seed"],
+        )
+    else:
+        train(apply_overrides(load_config(spec["preset"], spec["overrides"]), {"seed": spec["seed"]}), spec["run_dir"])
+    return spec["run_dir"]
+
+
+def collect_stage(spec: dict) -> str:
+    "Job: collect the statistics of one run (or one shard of its train pass)."
+    from magicarp_nb.collapse import collect_checkpoint
+
+    _limit_threads(spec)
+    shard = spec.get("shard")
+    if spec["records"]:
+        run_notebook(
+            "collect",
+            spec["run_dir"],
+            record=f"run_collect{'.shard%dof%d' % tuple(shard) if shard else ''}.ipynb",
+            run_dir=spec["run_dir"],
+            checkpoints=spec["checkpoints"],
+            shard="%d/%d" % tuple(shard) if shard else "",
+            stages="train" if shard else "train,val",
+        )
+    else:
+        for ck in select_checkpoints(spec["run_dir"], spec["checkpoints"]):
+            collect_checkpoint(ck, ("train",) if shard else ("train", "val"), shard=shard, progress=False)
+    return spec["run_dir"]
+
+
+def analyze_stage(spec: dict) -> str:
+    "Job: analyse an experiment folder and draw its figures."
+    from magicarp_nb.analyze import analyze
+
+    if spec["records"]:
+        run_notebook("analyze", spec["experiment_dir"], experiment_dir=spec["experiment_dir"])
+        run_notebook("figures", spec["experiment_dir"], experiment_dir=spec["experiment_dir"])
+    else:
+        analyze(spec["experiment_dir"], progress=False)
+    return spec["experiment_dir"]
+
+
+def _submit(executor, fn, specs: list, after: list, parallel: int | None = None) -> list:
+    "Submit `fn` over `specs` as a job array after the jobs `after` succeed, at most `parallel` at a time."
+    if not specs:
+        return []
+    if executor.cluster == "slurm":
+        if after:
+            ids = ":".join(j.job_id for j in after)
+            executor.update_parameters(slurm_additional_parameters={"dependency": f"afterok:{ids}"})
+        if parallel:
+            executor.update_parameters(slurm_array_parallelism=parallel)
+        return executor.map_array(fn, specs)
+    for job in after:
+        job.result()  # local and debug executors know no dependencies: wait here instead
+    jobs, step = [], parallel or len(specs)
+    for i in range(0, len(specs), step):  # the local executor starts a whole array at once: submit in waves
+        wave = executor.map_array(fn, specs[i : i + step])
+        jobs += wave
+        if i + step < len(specs):
+            for job in wave:
+                job.result()
+    return jobs
+
+
+def _limit_threads(spec: dict) -> None:
+    "Give a job (and the notebook kernels it starts) `spec['threads']` CPU threads."
+    if spec.get("threads"):
+        import torch
+
+        os.environ["OMP_NUM_THREADS"] = str(spec["threads"])
+        torch.set_num_threads(spec["threads"])
+
+
+def submit_grid(
+    runs,  # (depth, width, seed) triples, e.g. grid((1, 2), (64, 128, 256), (0,))
+    preset: str = "clm-tiny",  # base preset of every run
+    overrides: str = "",  # dotted overrides applied to every run
+    experiment: str | None = None,  # experiment folder name (default: the preset's)
+    runs_root="runs",
+    cluster: str | None = None,  # 'slurm', 'local', 'debug', or None for Slurm when available else local
+    collect_shards: int = 1,  # array tasks per run for the train pass of the collection
+    checkpoints: str = "last",  # which checkpoints to collect: 'last', 'all' or '193,386'
+    records: bool = True,  # execute the runner notebooks (records) or call functions directly
+    parallel: int | None = None,  # jobs of one stage running at once (on Slurm: the array parallelism)
+    threads: int | None = None,  # CPU threads per job (None: torch's default)
+    folder=None,  # submitit's logs (default <experiment>/submitit)
+    **executor_params,  # e.g. timeout_min=240, slurm_partition='gpu', gpus_per_node=1
+) -> dict:
+    "Submit train → collect → analyze for a grid of runs; returns the submitit jobs of each stage."
+    import submitit
+
+    base = load_config(preset, overrides)
+    exp = Path(runs_root) / (experiment or base.experiment)
+    executor = submitit.AutoExecutor(folder=str(folder or exp / "submitit"), cluster=cluster)
+    executor.update_parameters(**{"timeout_min": 240, **executor_params})
+    specs = []
+    for depth, width, seed in runs:
+        ov = f"{overrides} model.n_layer={depth} model.width={width} experiment={exp.name}".strip()
+        cfg = resolve_run_name(apply_overrides(load_config(preset, ov), {"seed": seed}))
+        specs.append(
+            {
+                "preset": preset,
+                "overrides": ov,
+                "seed": seed,
+                "run_dir": str((exp / cfg.run_name).absolute()),
+                "checkpoints": checkpoints,
+                "records": records,
+                "threads": threads,
+            }
+        )
+    jobs = {"train": _submit(executor, train_stage, specs, [], parallel)}
+    if collect_shards > 1:
+        shard_specs = [{**s, "shard": (i, collect_shards)} for s in specs for i in range(collect_shards)]
+        jobs["collect_shards"] = _submit(executor, collect_stage, shard_specs, jobs["train"], parallel)
+        jobs["collect"] = _submit(executor, collect_stage, specs, jobs["collect_shards"], parallel)
+    else:
+        jobs["collect"] = _submit(executor, collect_stage, specs, jobs["train"], parallel)
+    jobs["analyze"] = _submit(
+        executor, analyze_stage, [{"experiment_dir": str(exp.absolute()), "records": records}], jobs["collect"]
+    )
+    return jobs
+
+# %% ../nbs/14_launch.ipynb #c018
+def grid_cli(argv=None):
+    "Command line for `submit_grid`."
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="magicarp-grid", description="Train, collect and analyse a grid of runs.")
+    ap.add_argument("--preset", default="clm-tiny")
+    ap.add_argument("--depths", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--widths", type=int, nargs="+", default=[64, 128, 256])
+    ap.add_argument("--seeds", type=int, nargs="+", default=[0])
+    ap.add_argument(
+        "--extra", nargs="*", default=[], help="more seeds of one architecture: DxW:s1,s2 (e.g. 2x128:1,2,3)"
+    )
+    ap.add_argument("--overrides", default="", help="dotted overrides for every run")
+    ap.add_argument("--experiment", default=None)
+    ap.add_argument("--runs-root", default="runs")
+    ap.add_argument("--cluster", default=None, choices=["slurm", "local", "debug"])
+    ap.add_argument("--shards", type=int, default=1, help="array tasks per run for the collection's train pass")
+    ap.add_argument("--checkpoints", default="last")
+    ap.add_argument("--parallel", type=int, default=None, help="jobs of one stage running at once")
+    ap.add_argument("--threads", type=int, default=None, help="CPU threads per job")
+    ap.add_argument("--param", action="append", default=[], help="executor parameter key=value (repeatable)")
+    a = ap.parse_args(argv)
+    runs = grid(a.depths, a.widths, a.seeds)
+    for spec in a.extra:
+        arch, seeds = spec.split(":")
+        d, w = (int(x) for x in arch.split("x"))
+        runs += [(d, w, int(s)) for s in seeds.split(",") if (d, w, int(s)) not in runs]
+    params = {}
+    for kv in a.param:
+        k, v = kv.split("=", 1)
+        params[k] = int(v) if v.isdigit() else v
+    jobs = submit_grid(
+        runs,
+        a.preset,
+        a.overrides,
+        a.experiment,
+        a.runs_root,
+        a.cluster,
+        a.shards,
+        a.checkpoints,
+        parallel=a.parallel,
+        threads=a.threads,
+        **params,
+    )
+    for stage, js in jobs.items():
+        print(f"{stage}: {len(js)} job(s) {[j.job_id for j in js][:6]}")
+    return jobs
