@@ -494,6 +494,7 @@ def collect_checkpoint(
     model, _ = load_clm(checkpoint)
     model.to(resolve_device(device))
     base = {"model": checkpoint.parent.name, "checkpoint": checkpoint.name, "tokenizer_sha256": fp["tokenizer_sha256"]}
+    common = {"batch_size": batch_size, "save_every": save_every, "resume": resume, "progress": progress}
     out = {}
     full = stats_path(checkpoint, "train")
     shards = sorted(full.parent.glob(f"train@{checkpoint.name}.blocks*.safetensors"))
@@ -509,36 +510,28 @@ def collect_checkpoint(
         merge_shards(shards, full)
         out["train"] = full
     elif "train" in stages:
-        p = stats_path(checkpoint, "train", block_range)
+        out["train"] = stats_path(checkpoint, "train", block_range)
         collect_stats(
             model,
             train_blocks,
-            p,
+            out["train"],
             "train",
-            batch_size=batch_size,
             block_range=block_range,
             meta={**base, "data_sha256": fp["train_sha256"]},
-            save_every=save_every,
-            resume=resume,
-            progress=progress,
+            **common,
         )
-        out["train"] = p
     if "val" in stages:
         if block_range:
             raise ValueError("block_range shards the train pass; run the validation pass without it")
         train = CollapseStats.load(stats_path(checkpoint, "train"), next(model.parameters()).device)
-        p = stats_path(checkpoint, "val")
+        out["val"] = stats_path(checkpoint, "val")
         collect_stats(
             model,
             valid_blocks,
-            p,
+            out["val"],
             "val",
             train_stats=train,
-            batch_size=batch_size,
             meta={**base, "data_sha256": fp["validation_sha256"]},
-            save_every=save_every,
-            resume=resume,
-            progress=progress,
+            **common,
         )
-        out["val"] = p
     return out

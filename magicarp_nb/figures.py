@@ -132,21 +132,26 @@ def plot_seeds(
     columns=None,
     save=None,
     target: str = "val_loss",
+    ncols: int = 6,
 ):
     "The seeds of one architecture side by side: one bar per seed and measure (and validation loss)."
     sub = df[(df["depth"] == depth) & (df["width"] == width)].sort_values("seed")
     if sub.empty:
         raise ValueError(f"no runs of depth {depth} and width {width}")
     columns = [target] + [c for c in (columns or MEASURES) if c in sub and sub[c].notna().any()]
-    fig, axes = plt.subplots(1, len(columns), figsize=(1.6 * len(columns) + 1, 2.6), squeeze=False)
+    nrows = math.ceil(len(columns) / ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(1.8 * ncols, 2.3 * nrows), squeeze=False)
+    for ax in list(axes.flat)[len(columns) :]:
+        ax.set_visible(False)
     for ax, col in zip(axes.flat, columns):
         ax.bar(range(len(sub)), sub[col], color=sns.color_palette("tab10", len(sub)))
         ax.set_xticks(range(len(sub)), [f"s{int(s)}" for s in sub["seed"]], fontsize=7)
         ax.set_title(col, fontsize=9)
         ax.tick_params(axis="y", labelsize=7)
         lo, hi = sub[col].min(), sub[col].max()
-        if lo > 0 and hi / lo < 3:
-            ax.set_ylim(lo * 0.9, hi * 1.05)  # small spreads would vanish from 0
+        if lo * hi > 0 and max(abs(lo), abs(hi)) / min(abs(lo), abs(hi)) < 3:  # small spreads would vanish from 0
+            pad = 0.5 * (hi - lo) + 1e-12
+            ax.set_ylim(lo - pad, hi + pad)
     fig.suptitle(f"seeds of {depth:02d}x{width:04d}", fontsize=10)
     fig.tight_layout()
     if save:

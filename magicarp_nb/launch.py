@@ -246,6 +246,8 @@ def grid_cli(argv=None):
     "Command line for `submit_grid`."
     import argparse
 
+    import submitit
+
     ap = argparse.ArgumentParser(prog="magicarp-grid", description="Train, collect and analyse a grid of runs.")
     ap.add_argument("--preset", default="clm-tiny")
     ap.add_argument("--depths", type=int, nargs="+", default=[1, 2])
@@ -260,6 +262,9 @@ def grid_cli(argv=None):
     ap.add_argument("--cluster", default=None, choices=["slurm", "local", "debug"])
     ap.add_argument("--shards", type=int, default=1, help="array tasks per run for the collection's train pass")
     ap.add_argument("--checkpoints", default="last")
+    ap.add_argument(
+        "--no-records", action="store_true", help="call the functions instead of executing runner notebooks"
+    )
     ap.add_argument("--parallel", type=int, default=None, help="jobs of one stage running at once")
     ap.add_argument("--threads", type=int, default=None, help="CPU threads per job")
     ap.add_argument("--param", action="append", default=[], help="executor parameter key=value (repeatable)")
@@ -282,10 +287,12 @@ def grid_cli(argv=None):
         a.cluster,
         a.shards,
         a.checkpoints,
+        records=not a.no_records,
         parallel=a.parallel,
         threads=a.threads,
         **params,
     )
     for stage, js in jobs.items():
         print(f"{stage}: {len(js)} job(s) {[j.job_id for j in js][:6]}")
-    return jobs
+    if not isinstance(jobs["analyze"][0], submitit.SlurmJob):  # local runs: wait for the end, say where it is
+        print(f"analysis: {Path(jobs['analyze'][0].result()) / 'analysis.csv'}")

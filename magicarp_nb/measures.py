@@ -101,6 +101,11 @@ class _LogSumExp:
         return self.max + math.log(self.sum) if self.sum else -math.inf
 
 
+def _pairs(t: torch.Tensor, iu) -> torch.Tensor:
+    "The entries of a tile as a flat vector: all of them, or those at upper-triangle indices `iu`."
+    return t.reshape(-1) if iu is None else t[iu[0], iu[1]]
+
+
 def pair_measures(
     Mc: torch.Tensor,  # (K, D) centred class means, float64
     variances: torch.Tensor,  # (K,) within-class variances
@@ -118,33 +123,40 @@ def pair_measures(
     starts = list(range(0, K, tile))
     bar = tqdm(total=len(starts) * (len(starts) + 1) // 2, desc="class pairs", disable=not progress, mininterval=2)
     for a in starts:
+        A = slice(a, a + tile)
         for b in starts[starts.index(a) :]:
-            G = Mc[a : a + tile] @ Mc[b : b + tile].T
-            m = torch.ones_like(G, dtype=torch.bool).triu_(1) if a == b else slice(None)
-            g = G[m].reshape(-1)
-            s2 = (n2[a : a + tile, None] + n2[None, b : b + tile])[m].reshape(-1)
-            vs = (variances[a : a + tile, None] + variances[None, b : b + tile])[m].reshape(-1)
-            nn = (norms[a : a + tile, None] * norms[None, b : b + tile])[m].reshape(-1)
-            del G
-            sq = s2 - 2 * g
+            B = slice(b, b + tile)
+            G = Mc[A] @ Mc[B].T
+            iu = torch.triu_indices(len(G), len(G), 1) if a == b else None  # diagonal tile: pairs c < c' only
+            inter.add(_pairs(G, iu))
+            sq = G * -2  # ‖μ_c − μ_c'‖² = ‖μ̃_c‖² + ‖μ̃_c'‖² − 2 G_cc', built in place
+            sq += n2[A, None]
+            sq += n2[None, B]
+            sq, vs = _pairs(sq, iu), _pairs(variances[A, None] + variances[None, B], iu)
+            G /= norms[A, None]
+            G /= norms[None, B]
+            cos = _pairs(G, iu)  # cosines of the centred means
             # Identical class means (two next tokens seen only after the same context) have distance 0, up to the
             # rounding of the Gram identity; they have no finite CDNV or kernel value and are left out (and counted).
-            ok = sq > 1e-12 * s2
-            inter.add(g)
-            d2 = 2 - 2 * g / nn  # squared distance of the unit vectors
-            if not bool(ok.all()):  # rare: filter only then, boolean indexing copies
+            ok = sq > 1e-12 * float(n2[A].max() + n2[B].max())
+            if not bool(ok.all()):  # rare: boolean indexing copies, so filter only then
                 coincident += int((~ok).sum())
-                vs, sq, d2 = vs[ok], sq[ok], d2[ok]
-            cdnv_sum += float((vs / 2 / sq.pow_(dist_exp)).sum())
+                sq, vs, cos = sq[ok], vs[ok], cos[ok]
+            vs /= 2
+            vs /= sq.pow_(dist_exp)
+            cdnv_sum += float(vs.sum())
+            d2 = cos.mul_(-2).add_(2)  # squared distance of the unit vectors u_c, u_c'
             if not bool((d2 > 1e-12).all()):
                 d2 = d2[d2 > 1e-12]
             n_kernel += d2.numel()
+            lg = d2.log_()
             if "log" in kernels:
-                logk.add(-0.5 * torch.log(d2))
+                logk.add(lg * -0.5)
             if "riesz" in kernels:
-                lk = -(D - 2) / 2 * torch.log(d2)
+                lk = lg.mul_(-(D - 2) / 2)
                 rz1.add(lk)
                 rz2.add(2 * lk)
+            del G, sq, vs, cos, d2, lg
             bar.update(1)
     bar.close()
     P = K * (K - 1) / 2
