@@ -119,7 +119,8 @@ class CollapseStats:
         y: torch.Tensor,  # (N,) integer class labels in [0, C)
     ) -> "CollapseStats":
         "Fold a batch into the running statistics (Chan's parallel update)."
-        X = X.reshape(-1, self.dim).to(self.sums.device, torch.float64)
+        X_in = X.reshape(-1, self.dim)
+        X = X_in.to(self.sums.device, torch.float64)
         y = y.reshape(-1).to(self.sums.device, torch.long)
         if X.shape[0] != y.shape[0]:
             raise ValueError(f"{X.shape[0]} features but {y.shape[0]} labels")
@@ -131,8 +132,10 @@ class CollapseStats:
         nb = torch.bincount(inv, minlength=len(cls)).to(torch.float64)
         sb = torch.zeros(len(cls), self.dim, dtype=torch.float64, device=X.device).index_add_(0, inv, X)
         mean_b = sb / nb[:, None]
-        dev = X - mean_b[inv]
-        m2b = torch.zeros(len(cls), dtype=torch.float64, device=X.device).index_add_(0, inv, (dev * dev).sum(1))
+        # deviations from the batch's class means, in place when X is our own float64 copy
+        dev = X - mean_b[inv] if X.data_ptr() == X_in.data_ptr() else X.sub_(mean_b[inv])
+        sq = torch.linalg.vector_norm(dev, dim=1) ** 2
+        m2b = torch.zeros(len(cls), dtype=torch.float64, device=X.device).index_add_(0, inv, sq)
         na = self.counts[cls]
         delta = mean_b - self.sums[cls] / na.clamp(min=1)[:, None]
         n = na + nb
