@@ -9,6 +9,7 @@ import importlib.resources
 import os
 from pathlib import Path
 
+from .carp import carp_run_name, train_carp
 from .clm import clm_run_name, train_clm
 from .config import apply_overrides
 
@@ -17,6 +18,7 @@ __all__ = ['TASKS', 'run_name', 'default_run_dir', 'resolve_run_name', 'train', 
 
 # %% ../nbs/14_launch.ipynb #c005
 TASKS: dict[str, dict] = {"clm": {"train": train_clm, "run_name": clm_run_name}}
+TASKS["carp"] = {"train": train_carp, "run_name": carp_run_name}
 
 
 def _task(cfg) -> dict:
