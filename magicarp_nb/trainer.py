@@ -28,9 +28,9 @@ from .data import epoch_order
 from .schedulers import make_scheduler
 
 # %% auto #0
-__all__ = ['resolve_device', 'autocast_context', 'seed_everything', 'rng_state', 'set_rng_state', 'TrainState', 'checkpoint_step',
-           'list_checkpoints', 'latest_checkpoint', 'quiet_transformers', 'save_model_weights', 'load_model_weights',
-           'enable_gradient_checkpointing', 'default_optimizer', 'Trainer']
+__all__ = ['resolve_device', 'cpu_has_bf16', 'autocast_context', 'seed_everything', 'rng_state', 'set_rng_state', 'TrainState',
+           'checkpoint_step', 'list_checkpoints', 'latest_checkpoint', 'quiet_transformers', 'save_model_weights',
+           'load_model_weights', 'enable_gradient_checkpointing', 'default_optimizer', 'Trainer']
 
 # %% ../nbs/08_trainer.ipynb #c006
 def resolve_device(spec: str = "auto") -> torch.device:
@@ -43,12 +43,20 @@ def resolve_device(spec: str = "auto") -> torch.device:
     return dev
 
 
+def cpu_has_bf16() -> bool:
+    "Whether this CPU computes in bfloat16 natively (AVX512-BF16 or AMX), where CPU bf16 autocast pays off."
+    checks = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")  # torch.cpu's feature probes
+    return any(getattr(torch.cpu, name, lambda: False)() for name in checks)
+
+
 def autocast_context(device: torch.device, bf16: bool):
     "bf16 autocast on a device that supports it, else a no-op (with a warning if bf16 was asked for)."
     if not bf16:
         return contextlib.nullcontext()
     if device.type == "cuda" and torch.cuda.is_bf16_supported():
         return torch.autocast("cuda", dtype=torch.bfloat16)
+    if device.type == "cpu" and cpu_has_bf16():
+        return torch.autocast("cpu", dtype=torch.bfloat16)
     warnings.warn(f"bf16 autocast is not supported on {device}; training in float32", stacklevel=2)
     return contextlib.nullcontext()
 
