@@ -341,6 +341,9 @@ class CarpEncoder:
     normalize: bool = opt(True, "L2-normalise the embeddings")
     max_length: Optional[int] = opt(128, "truncate every text to this many tokens (None: the model's context length)")
     shared: bool = opt(True, "one tower encodes passages and reviews (False: two towers, as magiCARP)")
+    chunk_size: Optional[int] = opt(
+        32, "texts per backbone call, grouped by length so that short texts skip long ones' padding (None: all at once)"
+    )
 
 
 @dataclass

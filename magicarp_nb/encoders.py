@@ -180,18 +180,29 @@ class TextEncoder(nn.Module):
         pooling: str = "mean",  # a key of `POOLINGS`
         projection: nn.Module | None = None,  # after pooling (None: identity)
         normalize: bool = True,  # L2-normalise the output
+        chunk_size: int | None = None,  # texts per backbone call, grouped by length (None: all in one call)
     ):
         super().__init__()
         if pooling not in POOLINGS:
             raise KeyError(f"unknown pooling '{pooling}'; registered: {', '.join(POOLINGS)}")
-        self.backbone, self.pooling, self.normalize = backbone, pooling, normalize
+        if chunk_size is not None and chunk_size < 1:
+            raise ValueError(f"chunk_size must be at least 1 or None, got {chunk_size}")
+        self.backbone, self.pooling, self.normalize, self.chunk_size = backbone, pooling, normalize, chunk_size
         self.projection = projection if projection is not None else nn.Identity()
 
-    def forward(self, batch: dict) -> torch.Tensor:
+    def _encode(self, batch: dict) -> torch.Tensor:
         batch = trim_padding(batch)
         hidden = self.backbone(**batch).last_hidden_state
         emb = self.projection(POOLINGS[self.pooling](hidden, batch["attention_mask"]))
         return F.normalize(emb, dim=-1) if self.normalize else emb
+
+    def forward(self, batch: dict) -> torch.Tensor:
+        n = len(batch["attention_mask"])
+        if self.chunk_size is None or n <= self.chunk_size:
+            return self._encode(batch)
+        order = torch.argsort(batch["attention_mask"].sum(1), descending=True, stable=True)
+        parts = [self._encode({k: v[idx] for k, v in batch.items()}) for idx in order.split(self.chunk_size)]
+        return torch.cat(parts)[torch.argsort(order)]
 
 
 def context_length(backbone: nn.Module, tokenizer) -> int:
@@ -211,4 +222,4 @@ def build_encoder(
     ctx = context_length(model, tok)
     if cfg.max_length is not None and cfg.max_length > ctx:
         raise ValueError(f"encoder.max_length={cfg.max_length} exceeds the backbone's context of {ctx} tokens")
-    return TextEncoder(model, cfg.pooling, proj, cfg.normalize), tok, cfg.max_length or ctx
+    return TextEncoder(model, cfg.pooling, proj, cfg.normalize, cfg.chunk_size), tok, cfg.max_length or ctx
