@@ -104,14 +104,16 @@ def evaluate_pairs(
     loss_batch_size: int = 32,  # pairs per chunk of the loss and accuracy (the training batch size)
     ks: tuple = (1, 5, 10),  # the k of each R@k
     progress: bool = False,  # tqdm bars
+    seed: int = 0,  # seed of the order in which pairs are cut into loss chunks
 ) -> dict:
     "`eval_loss`, `eval_accuracy`, and `eval_`-prefixed retrieval R@k and MRR in both directions over the whole split."
     P = encode_ids(model.passage_encoder, pairs.passage_ids, pairs.pad_id, batch_size, progress)
     R = encode_ids(model.review_encoder, pairs.review_ids, pairs.pad_id, batch_size, progress)
     device = next(model.objective.parameters(), torch.empty(0)).device
     losses, accs, weights = [], [], []
+    order = torch.randperm(len(P), generator=torch.Generator().manual_seed(seed)).tolist()
     for s in range(0, len(P), loss_batch_size):
-        idx = list(range(s, min(s + loss_batch_size, len(P))))
+        idx = order[s : s + loss_batch_size]
         if len(idx) < 2:  # a last chunk of one pair has no negatives
             continue
         mask = pairs.collate(idx)["duplicates"].to(device)
@@ -127,7 +129,7 @@ def evaluate_pairs(
     retrieval = retrieval_metrics(P, R, pairs.passage_keys, pairs.review_keys, ks)
     return {**out, **{f"eval_{k}": v for k, v in retrieval.items()}}
 
-# %% ../nbs/12_evaluate.ipynb #c017
+# %% ../nbs/12_evaluate.ipynb #c019
 @functools.lru_cache(maxsize=1)
 def zero_shot_model():
     "The pretrained MiniLM as a CARP model: one shared tower, mean pooling, normalised (built once)."
