@@ -113,7 +113,7 @@ def train_carp(
     resume: bool = True,  # continue from the latest checkpoint when there is one
     callbacks: tuple = (),  # trainer callbacks (e.g. a schedulers.PhaseScheduler)
 ) -> dict:
-    "Train a CARP model on the configured pairs; returns the final validation, the initial one, and counts."
+    "Train a CARP model on the configured pairs; returns the final validation (and the initial one), and counts."
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     cfg_path = run_dir / "config.yaml"
@@ -156,8 +156,8 @@ def train_carp(
     if hasattr(model.objective, "clamp_"):
         trainer.optimizer.register_step_post_hook(lambda *_: model.objective.clamp_())
     state = trainer.fit(resume=resume)
-    evals = [row for row in state.history if "eval_loss" in row]
-    initial = {f"initial_{k}": v for k, v in evals[0].items() if k.startswith("eval_")} if evals else {}
+    at_start = [row for row in state.history if "eval_loss" in row and row["step"] == 0]  # train.eval_at_start
+    initial = {f"initial_{k}": v for k, v in at_start[0].items() if k.startswith("eval_")} if at_start else {}
     return {
         "run_dir": str(run_dir),
         **state.metrics,

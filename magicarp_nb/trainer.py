@@ -159,6 +159,8 @@ def enable_gradient_checkpointing(model: torch.nn.Module) -> int:
             # non-reentrant checkpointing replays the RNG, so dropout masks are the same in the recomputation;
             # transformers 5 renamed the method (the old name still works, with a deprecation warning)
             kwargs = {"use_reentrant": False}
+            if getattr(m.config, "use_cache", False):
+                m.config.use_cache = False  # a generation cache is useless in training and clashes with checkpointing
             if hasattr(m, "activation_checkpointing_enable"):
                 m.activation_checkpointing_enable(activation_checkpointing_kwargs=kwargs)
             else:
