@@ -279,7 +279,7 @@ def extract_stdlib_pairs(
         atomic_write(path, json.dumps(rows))
     return rows
 
-# %% ../nbs/01_data.ipynb #c031
+# %% ../nbs/01_data.ipynb #c032
 PAIR_PIPELINES: dict[str, Callable] = {}
 
 
@@ -348,7 +348,7 @@ def table_pipeline(cfg) -> datasets.DatasetDict:
         raise ValueError(f"pairs {cfg.source!r} have no 'train' split; splits: {list(dsd)}")
     return datasets.DatasetDict(out)
 
-# %% ../nbs/01_data.ipynb #c033
+# %% ../nbs/01_data.ipynb #c034
 @dataclass
 class PairSplits:
     "Cleaned, split pairs and the counts of what was dropped."
@@ -421,7 +421,7 @@ def load_pairs(cfg) -> PairSplits:
             )
     return PairSplits(train, validation, {**report, "train": len(train), "validation": len(validation)})
 
-# %% ../nbs/01_data.ipynb #c039
+# %% ../nbs/01_data.ipynb #c041
 def duplicate_mask(
     passage_keys: torch.Tensor,  # (B,) one id per distinct passage
     review_keys: torch.Tensor,  # (B,) one id per distinct review

@@ -129,7 +129,7 @@ def evaluate_pairs(
     retrieval = retrieval_metrics(P, R, pairs.passage_keys, pairs.review_keys, ks)
     return {**out, **{f"eval_{k}": v for k, v in retrieval.items()}}
 
-# %% ../nbs/12_evaluate.ipynb #c019
+# %% ../nbs/12_evaluate.ipynb #c020
 @functools.lru_cache(maxsize=1)
 def zero_shot_model():
     "The pretrained MiniLM as a CARP model: one shared tower, mean pooling, normalised (built once)."
