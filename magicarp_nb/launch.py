@@ -9,6 +9,7 @@ import importlib.resources
 import os
 from pathlib import Path
 
+from .carp import carp_run_name, train_carp
 from .clm import clm_run_name, train_clm
 from .config import apply_overrides, load_config
 
@@ -18,6 +19,7 @@ __all__ = ['TASKS', 'run_name', 'default_run_dir', 'resolve_run_name', 'train', 
 
 # %% ../nbs/14_launch.ipynb #c005
 TASKS: dict[str, dict] = {"clm": {"train": train_clm, "run_name": clm_run_name}}
+TASKS["carp"] = {"train": train_carp, "run_name": carp_run_name}
 
 
 def _task(cfg) -> dict:
@@ -85,7 +87,7 @@ def run_notebook(
     )
     return out
 
-# %% ../nbs/14_launch.ipynb #c012
+# %% ../nbs/14_launch.ipynb #c015
 def grid(depths, widths, seeds) -> list[tuple[int, int, int]]:
     "Every (depth, width, seed) of a product grid."
     return [(d, w, s) for d in depths for w in widths for s in seeds]
@@ -241,7 +243,7 @@ def submit_grid(
     )
     return jobs
 
-# %% ../nbs/14_launch.ipynb #c018
+# %% ../nbs/14_launch.ipynb #c022
 def grid_cli(argv=None):
     "Command line for `submit_grid`."
     import argparse

@@ -11,7 +11,8 @@ from typing import Callable
 import torch
 
 # %% auto #0
-__all__ = ['SCHEDULES', 'register_schedule', 'constant', 'linear', 'cosine', 'lr_multiplier', 'make_scheduler']
+__all__ = ['SCHEDULES', 'register_schedule', 'constant', 'linear', 'cosine', 'lr_multiplier', 'make_scheduler', 'Phase',
+           'set_schedule', 'PhaseScheduler']
 
 # %% ../nbs/05_schedulers.ipynb #c005
 SCHEDULES: dict[str, Callable[[float, float], float]] = {}
@@ -70,3 +71,83 @@ def make_scheduler(
     return torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda step: lr_multiplier(name, step, total_steps, warmup_steps, min_ratio)
     )
+
+# %% ../nbs/05_schedulers.ipynb #c012
+from dataclasses import dataclass
+
+
+@dataclass
+class Phase:
+    "A stretch of training: how long it lasts and what changes when it begins."
+
+    name: str  # shown in errors and by `PhaseScheduler.current`
+    steps: int | None = None  # optimiser steps in this phase (None: until `until` holds, or to the end)
+    until: Callable | None = None  # (trainer) -> bool: leave the phase after the step where it first holds
+    on_enter: Callable | None = None  # (trainer, start_step) -> None: freeze, switch objective, set_schedule, ...
+
+
+def set_schedule(
+    trainer,  # a `trainer.Trainer` (anything with `optimizer`, `scheduler`, `total_steps`)
+    name: str,  # a key of `SCHEDULES`
+    start_step: int,  # the optimiser step at which the new schedule begins
+    steps: int | None = None,  # its length (None: the rest of the run)
+    warmup_steps: int = 0,  # its linear warm-up
+    min_ratio: float = 0.0,  # its final multiplier
+) -> None:
+    "Replace the trainer's learning-rate schedule by `name`, starting at `start_step` from the peak learning rate."
+    steps = steps if steps is not None else max(1, trainer.total_steps - start_step)
+    trainer.scheduler = make_scheduler(trainer.optimizer, name, steps, warmup_steps, min_ratio)
+
+
+class PhaseScheduler:
+    "A trainer callback that runs `phases` in order, entering each when the previous one ends; resumable."
+
+    def __init__(self, phases: list):
+        self.phases = list(phases)
+        if not self.phases:
+            raise ValueError("PhaseScheduler needs at least one phase")
+        names = [p.name for p in self.phases]
+        if len(set(names)) != len(names):
+            raise ValueError(f"phase names must be unique, got {names}")
+        for p in self.phases[:-1]:
+            if p.steps is None and p.until is None:
+                raise ValueError(f"phase '{p.name}' never ends: give it steps or an until predicate")
+        self.starts: list[int] = []  # the optimiser step at which each entered phase began
+
+    @property
+    def current(self) -> Phase:
+        "The phase in progress."
+        return self.phases[max(0, len(self.starts) - 1)]
+
+    def _enter(self, trainer, i: int, start: int) -> None:
+        if self.phases[i].on_enter is not None:
+            self.phases[i].on_enter(trainer, start)
+
+    def on_fit_start(self, trainer) -> None:
+        if not self.starts:
+            self.starts.append(trainer.state.global_step)
+            self._enter(trainer, 0, self.starts[0])
+
+    def on_step_end(self, trainer) -> None:
+        step = trainer.state.global_step
+        while len(self.starts) < len(self.phases):
+            i, phase = len(self.starts) - 1, self.current
+            done = (phase.steps is not None and step - self.starts[i] >= phase.steps) or (
+                phase.until is not None and phase.until(trainer)
+            )
+            if not done:
+                return
+            self.starts.append(step)
+            self._enter(trainer, i + 1, step)
+
+    def state_dict(self) -> dict:
+        return {"phases": [p.name for p in self.phases], "starts": list(self.starts)}
+
+    def load_state_dict(self, state: dict, trainer) -> None:
+        "Restore the phase history and replay `on_enter` of every phase entered so far, in order."
+        if state["phases"] != [p.name for p in self.phases]:
+            raise ValueError(f"the checkpoint ran phases {state['phases']}, not {[p.name for p in self.phases]}")
+        self.starts = []
+        for i, start in enumerate(state["starts"]):
+            self.starts.append(start)
+            self._enter(trainer, i, start)

@@ -28,9 +28,9 @@ from .data import epoch_order
 from .schedulers import make_scheduler
 
 # %% auto #0
-__all__ = ['resolve_device', 'autocast_context', 'seed_everything', 'rng_state', 'set_rng_state', 'TrainState', 'checkpoint_step',
-           'list_checkpoints', 'latest_checkpoint', 'quiet_transformers', 'save_model_weights', 'load_model_weights',
-           'default_optimizer', 'Trainer']
+__all__ = ['resolve_device', 'cpu_has_bf16', 'autocast_context', 'seed_everything', 'rng_state', 'set_rng_state', 'TrainState',
+           'checkpoint_step', 'list_checkpoints', 'latest_checkpoint', 'quiet_transformers', 'save_model_weights',
+           'load_model_weights', 'enable_gradient_checkpointing', 'default_optimizer', 'Trainer']
 
 # %% ../nbs/08_trainer.ipynb #c006
 def resolve_device(spec: str = "auto") -> torch.device:
@@ -43,12 +43,20 @@ def resolve_device(spec: str = "auto") -> torch.device:
     return dev
 
 
+def cpu_has_bf16() -> bool:
+    "Whether this CPU computes in bfloat16 natively (AVX512-BF16 or AMX), where CPU bf16 autocast pays off."
+    checks = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")  # torch.cpu's feature probes
+    return any(getattr(torch.cpu, name, lambda: False)() for name in checks)
+
+
 def autocast_context(device: torch.device, bf16: bool):
     "bf16 autocast on a device that supports it, else a no-op (with a warning if bf16 was asked for)."
     if not bf16:
         return contextlib.nullcontext()
     if device.type == "cuda" and torch.cuda.is_bf16_supported():
         return torch.autocast("cuda", dtype=torch.bfloat16)
+    if device.type == "cpu" and cpu_has_bf16():
+        return torch.autocast("cpu", dtype=torch.bfloat16)
     warnings.warn(f"bf16 autocast is not supported on {device}; training in float32", stacklevel=2)
     return contextlib.nullcontext()
 
@@ -143,6 +151,26 @@ def load_model_weights(model: torch.nn.Module, folder: Path) -> None:
         raise RuntimeError(f"checkpoint {folder} lacks weights: {sorted(set(missing) - tied)[:5]}")
 
 # %% ../nbs/08_trainer.ipynb #c011
+def enable_gradient_checkpointing(model: torch.nn.Module) -> int:
+    "Turn on activation checkpointing in every submodule that supports it (transformers models); returns how many."
+    n = 0
+    for m in model.modules():
+        if getattr(m, "supports_gradient_checkpointing", False) and hasattr(m, "gradient_checkpointing_enable"):
+            # non-reentrant checkpointing replays the RNG, so dropout masks are the same in the recomputation;
+            # transformers 5 renamed the method (the old name still works, with a deprecation warning)
+            kwargs = {"use_reentrant": False}
+            if getattr(m.config, "use_cache", False):
+                m.config.use_cache = False  # a generation cache is useless in training and clashes with checkpointing
+            if hasattr(m, "activation_checkpointing_enable"):
+                m.activation_checkpointing_enable(activation_checkpointing_kwargs=kwargs)
+            else:
+                m.gradient_checkpointing_enable(gradient_checkpointing_kwargs=kwargs)
+            n += 1
+    if n == 0:
+        raise ValueError("train.gradient_checkpointing is set, but no part of the model supports it")
+    return n
+
+
 def default_optimizer(model: torch.nn.Module, cfg: TrainLoop) -> torch.optim.AdamW:
     "AdamW with weight decay on matrices only (not on biases, norms or other vectors)."
     params = [p for p in model.parameters() if p.requires_grad]
@@ -176,7 +204,7 @@ class Trainer:
         seed: int = 0,  # seed of the data order (weights and dropout are seeded by the caller)
         evaluate: Callable | None = None,  # (model) -> dict of validation metrics
         save_extra: Callable | None = None,  # (folder) -> None: add e.g. tokenizer and config to a checkpoint
-        callbacks: tuple = (),  # objects with optional on_step_end / on_epoch_end(trainer) methods
+        callbacks: tuple = (),  # objects with optional on_fit_start / on_step_end / on_epoch_end(trainer) methods
         optimizer: torch.optim.Optimizer | None = None,
         desc: str = "train",
     ):
@@ -185,6 +213,8 @@ class Trainer:
             torch.set_num_threads(cfg.num_threads)
         self.device = resolve_device(cfg.device)
         self.model = model.to(self.device)
+        if cfg.gradient_checkpointing:
+            enable_gradient_checkpointing(self.model)
         self.train_step, self.get_batch, self.n_train = train_step, get_batch, n_train
         self.evaluate, self.save_extra, self.callbacks, self.desc = evaluate, save_extra, list(callbacks), desc
         if n_train < 1:
@@ -214,20 +244,38 @@ class Trainer:
             (tmp / "eval_results.json").write_text(json.dumps(self.state.metrics, indent=2))
         if self.save_extra:
             self.save_extra(tmp)
+        states = {key: cb.state_dict() for key, cb in self._stateful_callbacks()}
+        if states:
+            (tmp / "callbacks.json").write_text(json.dumps(states, indent=1))
         (tmp / "trainer_state.json").write_text(json.dumps(asdict(self.state), indent=1))
         if final.exists():
             shutil.rmtree(final)
         os.replace(tmp, final)
         return final
 
+    def _stateful_callbacks(self) -> list:
+        stateful = [cb for cb in self.callbacks if hasattr(cb, "state_dict")]
+        return [(f"{i}:{type(cb).__name__}", cb) for i, cb in enumerate(stateful)]
+
     def load_checkpoint(self, path) -> None:
-        "Restore weights, optimiser, scheduler, RNG and loop position from `path`."
+        "Restore loop position, callback state, weights, optimiser, scheduler and RNG from `path`."
         path = Path(path)
+        self.state = TrainState(**json.loads((path / "trainer_state.json").read_text()))
+        # callbacks first: they may rebuild structure (frozen parameters, new parameter groups, another
+        # schedule) that the saved weights and optimiser and scheduler states are then loaded into
+        saved = json.loads((path / "callbacks.json").read_text()) if (path / "callbacks.json").exists() else {}
+        mine = dict(self._stateful_callbacks())
+        if set(saved) != set(mine):
+            raise ValueError(
+                f"checkpoint {path} was written with stateful callbacks {sorted(saved)}, "
+                f"but this run has {sorted(mine)}; resume with the same callbacks"
+            )
+        for key, cb in mine.items():
+            cb.load_state_dict(saved[key], self)
         load_model_weights(self.model, path)
         self.optimizer.load_state_dict(torch.load(path / "optimizer.pt", map_location=self.device))
         self.scheduler.load_state_dict(torch.load(path / "scheduler.pt"))
         set_rng_state(torch.load(path / "rng_state.pt", weights_only=False))
-        self.state = TrainState(**json.loads((path / "trainer_state.json").read_text()))
 
     # -- logging -----------------------------------------------------------------------------------------------
     def log(self, **row) -> None:
@@ -309,12 +357,16 @@ class Trainer:
             raise FileExistsError(f"{self.run_dir} already has checkpoints; resume or choose another run folder")
         self.model.train()
         cfg, st = self.cfg, self.state
+        self._callback("on_fit_start")
+        if ck is None and cfg.eval_at_start:
+            self.run_evaluation()
         bar = tqdm(total=self.total_steps, initial=st.global_step, desc=self.desc, dynamic_ncols=True, mininterval=2)
         t0, sums, count = time.time(), {}, 0
         while st.epoch < cfg.epochs and st.global_step < self.total_steps and not self.should_stop:
             batches = epoch_order(self.n_train, self.seed, st.epoch).split(cfg.batch_size)
             while st.batch_in_epoch < len(batches) and st.global_step < self.total_steps and not self.should_stop:
                 group = batches[st.batch_in_epoch : st.batch_in_epoch + cfg.grad_accum]
+                step_before = st.global_step
                 m = self.optimizer_step(list(group))
                 st.batch_in_epoch += len(group)
                 for k, v in m.items():
@@ -322,13 +374,24 @@ class Trainer:
                 count += 1
                 bar.update(1)
                 bar.set_postfix(loss=f"{m['loss']:.3f}", refresh=False)
-                if st.global_step % cfg.log_every == 0 or st.batch_in_epoch == len(batches):
+                # the end of an epoch or of the run evaluates and saves below; in between, every N steps
+                inside = st.batch_in_epoch < len(batches) and st.global_step < self.total_steps
+                inside = inside and st.global_step > step_before and not self.should_stop
+                save = inside and cfg.save_every and st.global_step % cfg.save_every == 0
+                # a checkpoint never holds a half-averaged log row, so a resumed log equals an uninterrupted one
+                if st.global_step % cfg.log_every == 0 or st.batch_in_epoch == len(batches) or save:
                     self.log(
                         **{f"train_{k}" if k in ("loss",) else k: v / count for k, v in sums.items()},
                         seconds=time.time() - t0,
                     )
                     sums, count = {}, 0
-                self._callback("on_step_end")
+                self._callback("on_step_end")  # before a checkpoint, so that it holds what callbacks changed
+                if self.should_stop:  # the run ends here and evaluates and saves below
+                    continue
+                if inside and cfg.eval_every and st.global_step % cfg.eval_every == 0:
+                    self.run_evaluation()
+                if save:
+                    self.save_checkpoint()
             if st.batch_in_epoch == len(batches):
                 st.epoch, st.batch_in_epoch = st.epoch + 1, 0
             self.run_evaluation()
