@@ -20,7 +20,7 @@ from .data import TokenizedPairs, load_pairs
 from .encoders import build_encoder
 from .evaluate import evaluate_pairs
 from .gradcache import contrastive_step
-from .objectives import contrastive_accuracy, make_objective, masked_logits
+from .objectives import contrastive_accuracy, make_objective, masked_logits, objective_logits, objective_loss
 from .trainer import Trainer, load_model_weights, quiet_transformers, seed_everything
 
 # %% auto #0
@@ -46,7 +46,7 @@ class CarpModel(nn.Module):
 
     def forward(self, passage: dict, review: dict, duplicates: torch.Tensor | None = None) -> torch.Tensor:
         "The loss of a batch in one plain pass (training uses the microbatched `carp_step`)."
-        return self.objective(self.encode_passages(passage), self.encode_reviews(review), duplicates)
+        return objective_loss(self.objective, self.encode_passages(passage), self.encode_reviews(review), duplicates)
 
 
 def build_carp(
@@ -78,7 +78,7 @@ def carp_step(
         loss, P, R = contrastive_step(
             model.encode_passages,
             model.encode_reviews,
-            lambda P, R: model.objective(P, R, mask),
+            lambda P, R: objective_loss(model.objective, P, R, mask),
             batch["passage"],
             batch["review"],
             microbatch_size,
@@ -86,10 +86,9 @@ def carp_step(
             return_embeddings=True,
         )
         metrics = {"loss": loss}
-        with torch.no_grad():  # objectives without logits or a scale (e.g. VICReg) just report their loss
-            if hasattr(model.objective, "logits"):
-                logits = masked_logits(model.objective.logits(P, R), mask)
-                metrics["train_accuracy"] = contrastive_accuracy(logits)["accuracy"]
+        with torch.no_grad():  # objectives without their own logits are scored on cosine similarities
+            logits = masked_logits(objective_logits(model.objective, P, R), mask)
+            metrics["train_accuracy"] = contrastive_accuracy(logits)["accuracy"]
             if hasattr(model.objective, "scale"):
                 metrics["logit_scale"] = float(model.objective.scale)
         return metrics

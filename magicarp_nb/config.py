@@ -251,7 +251,7 @@ class TrainLoop:
     epochs: int = opt(2, "passes over the training data")
     batch_size: int = opt(32, "sequences (or pairs) per optimiser step, before accumulation")
     eval_batch_size: int = opt(64, "sequences (or pairs) per evaluation forward")
-    grad_accum: int = opt(1, "batches whose gradients are summed into one optimiser step")
+    grad_accum: int = opt(1, "batches whose gradients are averaged into one optimiser step")
     lr: float = opt(3e-3, "peak learning rate")
     weight_decay: float = opt(0.1, "AdamW weight decay (not applied to biases and norms)")
     adam_betas: tuple[float, float] = opt((0.9, 0.95), "AdamW betas")
@@ -381,8 +381,8 @@ class PairData:
         0.15, "fraction held out when the source has no validation split (by file for stdlib, else by passage)"
     )
     split_seed: int = opt(0, "seed of the train/validation split")
-    max_pairs: Optional[int] = opt(None, "use only the first N training pairs (None: all)")
-    max_val_pairs: Optional[int] = opt(None, "use only the first N validation pairs (None: all)")
+    max_pairs: Optional[int] = opt(None, "use a seeded random subset of N training pairs (None: all)")
+    max_val_pairs: Optional[int] = opt(None, "use a seeded random subset of N validation pairs (None: all)")
 
 
 @register_config("carp")

@@ -11,7 +11,7 @@ import torch
 from tqdm.auto import tqdm
 
 from .data import TokenizedPairs, pad_ids
-from .objectives import contrastive_accuracy, masked_logits
+from .objectives import contrastive_accuracy, masked_logits, objective_logits, objective_loss
 
 # %% auto #0
 __all__ = ['retrieval_metrics', 'encode_ids', 'encode_texts', 'evaluate_pairs', 'zero_shot_model', 'rank_reviews']
@@ -109,7 +109,8 @@ def evaluate_pairs(
     "`eval_loss`, `eval_accuracy`, and `eval_`-prefixed retrieval R@k and MRR in both directions over the whole split."
     P = encode_ids(model.passage_encoder, pairs.passage_ids, pairs.pad_id, batch_size, progress)
     R = encode_ids(model.review_encoder, pairs.review_ids, pairs.pad_id, batch_size, progress)
-    device = next(model.objective.parameters(), torch.empty(0)).device
+    owned = list(model.objective.parameters()) if isinstance(model.objective, torch.nn.Module) else []
+    device = owned[0].device if owned else P.device
     losses, accs, weights = [], [], []
     order = torch.randperm(len(P), generator=torch.Generator().manual_seed(seed)).tolist()
     for s in range(0, len(P), loss_batch_size):
@@ -118,8 +119,8 @@ def evaluate_pairs(
             continue
         mask = pairs.collate(idx)["duplicates"].to(device)
         Pc, Rc = P[idx].to(device), R[idx].to(device)
-        losses.append(float(model.objective(Pc, Rc, mask)))
-        accs.append(contrastive_accuracy(masked_logits(model.objective.logits(Pc, Rc), mask))["accuracy"])
+        losses.append(float(objective_loss(model.objective, Pc, Rc, mask)))
+        accs.append(contrastive_accuracy(masked_logits(objective_logits(model.objective, Pc, Rc), mask))["accuracy"])
         weights.append(len(idx))
     total = sum(weights)
     out = {

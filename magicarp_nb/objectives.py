@@ -5,6 +5,7 @@
 # %% ../nbs/04_objectives.ipynb #c003
 from __future__ import annotations
 
+import inspect
 import math
 from typing import Callable
 
@@ -15,14 +16,15 @@ from torch import nn
 from .config import CarpObjective
 
 # %% auto #0
-__all__ = ['OBJECTIVES', 'register_objective', 'masked_logits', 'InfoNCE', 'make_objective', 'contrastive_accuracy']
+__all__ = ['OBJECTIVES', 'register_objective', 'masked_logits', 'InfoNCE', 'make_objective', 'objective_loss', 'objective_logits',
+           'contrastive_accuracy']
 
 # %% ../nbs/04_objectives.ipynb #c005
 OBJECTIVES: dict[str, Callable[..., nn.Module]] = {}
 
 
 def register_objective(name: str):
-    "Decorator: register a factory `f(**config fields) -> objective` under `name`."
+    "Decorator: register a factory `f(**config fields it names) -> objective` under `name`."
 
     def deco(f):
         OBJECTIVES[name] = f
@@ -80,13 +82,38 @@ class InfoNCE(nn.Module):
         return (F.cross_entropy(logits, labels) + F.cross_entropy(logits.T, labels)) / 2
 
 
-def make_objective(cfg: CarpObjective) -> nn.Module:
-    "The objective a config names, built from its fields."
+def make_objective(cfg: CarpObjective) -> Callable:
+    "The objective a config names, built from the fields of `cfg` that its factory takes."
     if cfg.name not in OBJECTIVES:
         raise KeyError(f"unknown objective '{cfg.name}'; registered: {', '.join(sorted(OBJECTIVES))}")
-    return OBJECTIVES[cfg.name](
-        temperature=cfg.temperature, learn_scale=cfg.learn_scale, min_scale=cfg.min_scale, max_scale=cfg.max_scale
-    )
+    factory = OBJECTIVES[cfg.name]
+    fields = {k: getattr(cfg, k) for k in ("temperature", "learn_scale", "min_scale", "max_scale")}
+    params = inspect.signature(factory).parameters
+    if not any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        fields = {k: v for k, v in fields.items() if k in params}
+    return factory(**fields)
+
+
+def _takes_mask(objective) -> bool:
+    f = objective.forward if isinstance(objective, nn.Module) else objective
+    try:
+        params = list(inspect.signature(f).parameters.values())
+    except (TypeError, ValueError):  # no signature to read: assume the full protocol
+        return True
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 3 or any(p.kind is p.VAR_POSITIONAL for p in params)
+
+
+def objective_loss(objective: Callable, P: torch.Tensor, R: torch.Tensor, mask: torch.Tensor | None = None):
+    "The loss of any objective: `objective(P, R, mask)` if it takes the mask of non-negatives, else `objective(P, R)`."
+    return objective(P, R, mask) if mask is not None and _takes_mask(objective) else objective(P, R)
+
+
+def objective_logits(objective: Callable, P: torch.Tensor, R: torch.Tensor) -> torch.Tensor:
+    "(B, B) logits for accuracy: the objective's own `logits` when it has them, else cosine similarities."
+    if hasattr(objective, "logits"):
+        return objective.logits(P, R)
+    return F.normalize(P.float(), dim=-1) @ F.normalize(R.float(), dim=-1).T
 
 # %% ../nbs/04_objectives.ipynb #c013
 def contrastive_accuracy(
