@@ -374,8 +374,10 @@ class PairData:
     passage_column: str = opt("story_target", "column holding the passage (magiCARP's name)")
     review_column: str = opt("target_comment", "column holding the review (magiCARP's name)")
     min_chars: int = opt(20, "drop pairs whose passage or review has fewer characters, after stripping")
-    dedup: Literal["either", "pair", "none"] = opt(
-        "either", "drop a pair whose passage or review appeared before ('either'), exact repeats ('pair'), or none"
+    dedup: Literal["auto", "either", "pair", "none"] = opt(
+        "auto",
+        "drop a pair whose passage or review appeared before ('either'), exact repeats ('pair'), or none; "
+        "'auto': 'either' for the stdlib pairs, 'pair' elsewhere (several reviews of one passage are kept)",
     )
     val_fraction: float = opt(
         0.15, "fraction held out when the source has no validation split (by file for stdlib, else by passage)"

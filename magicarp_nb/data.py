@@ -188,6 +188,7 @@ import os
 import sys
 import sysconfig
 import textwrap
+import warnings
 from dataclasses import dataclass
 from typing import Callable
 
@@ -355,7 +356,7 @@ class PairSplits:
 
     train: datasets.Dataset  # columns passage, review, group
     validation: datasets.Dataset
-    report: dict  # read / dropped_empty / dropped_short / dropped_duplicate / train / validation counts
+    report: dict  # read / dropped_empty / dropped_short / dropped_duplicate / validation_overlap / train / validation
 
 
 def clean_pairs(
@@ -403,10 +404,20 @@ def load_pairs(cfg) -> PairSplits:
     if not 0 < cfg.val_fraction < 1:
         raise ValueError(f"data.val_fraction must be in (0, 1), got {cfg.val_fraction}")
     raw = PAIR_PIPELINES[cfg.pipeline](cfg)
-    train, report = clean_pairs(raw["train"], cfg.min_chars, cfg.dedup)
+    dedup = cfg.dedup if cfg.dedup != "auto" else ("either" if cfg.pipeline == "stdlib" else "pair")
+    train, report = clean_pairs(raw["train"], cfg.min_chars, dedup)
+    report["validation_overlap"] = 0
     if "validation" in raw:
-        validation, vrep = clean_pairs(raw["validation"], cfg.min_chars, cfg.dedup)
-        report = {k: report[k] + vrep[k] for k in report}
+        validation, vrep = clean_pairs(raw["validation"], cfg.min_chars, dedup)
+        report = {k: report[k] + vrep.get(k, 0) for k in report}
+        seen = set(train["passage"])
+        report["validation_overlap"] = sum(p in seen for p in validation["passage"])
+        if report["validation_overlap"]:
+            warnings.warn(
+                f"{report['validation_overlap']} of {len(validation)} validation pairs of {cfg.source!r} have a "
+                "passage that also occurs in training: held-out metrics will be optimistic",
+                stacklevel=2,
+            )
     else:
         val = [in_validation(g, cfg.val_fraction, cfg.split_seed) for g in train["group"]]
         validation = train.select([i for i, v in enumerate(val) if v])
