@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import warnings
 from typing import Callable
 
 import torch
@@ -106,7 +107,17 @@ def _takes_mask(objective) -> bool:
 
 def objective_loss(objective: Callable, P: torch.Tensor, R: torch.Tensor, mask: torch.Tensor | None = None):
     "The loss of any objective: `objective(P, R, mask)` if it takes the mask of non-negatives, else `objective(P, R)`."
-    return objective(P, R, mask) if mask is not None and _takes_mask(objective) else objective(P, R)
+    if mask is None:
+        return objective(P, R)
+    if _takes_mask(objective):
+        return objective(P, R, mask)
+    if bool(mask.any()):
+        warnings.warn(
+            f"objective {getattr(objective, '__name__', type(objective).__name__)} takes no mask: identical texts "
+            "in this batch count as negatives (give it a third argument, the (B, B) mask, to exclude them)",
+            stacklevel=2,
+        )
+    return objective(P, R)
 
 
 def objective_logits(objective: Callable, P: torch.Tensor, R: torch.Tensor) -> torch.Tensor:
