@@ -11,17 +11,15 @@ import time
 from pathlib import Path
 
 import torch
-import yaml
 from torch import nn
 
-from .clm import _check_same
-from .config import CarpConfig, atomic_write, config_yaml, load_config, save_config
+from .config import CarpConfig, config_yaml, load_config
 from .data import TokenizedPairs, load_pairs
 from .encoders import build_encoder
 from .evaluate import evaluate_pairs
 from .gradcache import contrastive_step
 from .objectives import contrastive_accuracy, make_objective, masked_logits, objective_logits, objective_loss
-from .trainer import Trainer, load_model_weights, quiet_transformers, seed_everything
+from .trainer import Trainer, load_model_weights, quiet_transformers, seed_everything, write_run_record
 
 # %% auto #0
 __all__ = ['CarpModel', 'build_carp', 'carp_run_name', 'carp_step', 'train_carp', 'load_carp']
@@ -115,20 +113,15 @@ def train_carp(
     "Train a CARP model on the configured pairs; returns the final validation (and the initial one), and counts."
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-    cfg_path = run_dir / "config.yaml"
-    if cfg_path.exists() and resume:
-        _check_same(cfg_path, yaml.safe_load(config_yaml(cfg)), "config")
-    save_config(cfg, cfg_path)
+    cfg_path = write_run_record(run_dir / "config.yaml", config_yaml(cfg), "config", resume)
     t0 = time.time()
     seed_everything(cfg.seed)
     model, tok, max_length = build_carp(cfg)
     splits = load_pairs(cfg.data)
     train = TokenizedPairs(splits.train["passage"], splits.train["review"], tok, max_length)
     val = TokenizedPairs(splits.validation["passage"], splits.validation["review"], tok, max_length)
-    fp, fp_path = _pairs_fingerprint(cfg, splits.report, train, val), run_dir / "data.json"
-    if fp_path.exists() and resume:
-        _check_same(fp_path, fp, "pairs (data.json)")
-    atomic_write(fp_path, json.dumps(fp, indent=1))
+    fp = _pairs_fingerprint(cfg, splits.report, train, val)
+    fp_path = write_run_record(run_dir / "data.json", json.dumps(fp, indent=1), "pairs (data.json)", resume)
 
     def save_extra(folder: Path) -> None:
         towers = [("passage_backbone", model.passage_encoder)]

@@ -12,12 +12,11 @@ from pathlib import Path
 
 import torch
 import torch.nn.functional as F
-import yaml
 from transformers import AutoModelForCausalLM, GPTNeoConfig, GPTNeoForCausalLM
 
-from .config import CLMConfig, CLMModel, atomic_write, config_yaml, load_config, save_config
+from .config import CLMConfig, CLMModel, config_yaml, load_config
 from .data import load_tokenizer, prepare_text_blocks, unigram_cross_entropy, unigram_entropy
-from .trainer import Trainer, quiet_transformers, seed_everything
+from .trainer import Trainer, quiet_transformers, seed_everything, write_run_record
 
 # %% auto #0
 __all__ = ['arch_name', 'clm_run_name', 'neo_config', 'evaluate_clm', 'clm_step', 'train_clm', 'load_clm']
@@ -83,26 +82,6 @@ def evaluate_clm(
     return {"eval_loss": loss, "eval_accuracy": hits / n, "perplexity": math.exp(min(loss, 700))}
 
 # %% ../nbs/09_clm.ipynb #c012
-def _check_same(path: Path, new: dict, what: str) -> None:
-    "Refuse to continue a run whose saved `what` (a YAML/JSON dict at `path`) differs from `new`."
-    old = yaml.safe_load(path.read_text())
-
-    def flat(d, p=""):
-        return {
-            k2: v2
-            for k, v in d.items()
-            for k2, v2 in (flat(v, f"{p}{k}.").items() if isinstance(v, dict) else [(p + k, v)])
-        }
-
-    fo, fn = flat(old), flat(new)
-    diff = sorted(k for k in fo.keys() | fn.keys() if fo.get(k) != fn.get(k))
-    if diff:
-        raise ValueError(
-            f"{path.parent} was started with a different {what} ({', '.join(diff[:8])} differ); "
-            "use a new run folder, or delete the old one to start over"
-        )
-
-
 def clm_step(model):
     "The train step of a causal LM: forward with labels, backward of the scaled loss."
 
@@ -123,16 +102,10 @@ def train_clm(
     "Train a GPT-Neo on the configured corpus; returns the final evaluation and the corpus' unigram baselines."
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-    cfg_path = run_dir / "config.yaml"
-    if cfg_path.exists() and resume:
-        _check_same(cfg_path, yaml.safe_load(config_yaml(cfg)), "config")
-    save_config(cfg, cfg_path)
+    cfg_path = write_run_record(run_dir / "config.yaml", config_yaml(cfg), "config", resume)
     t0 = time.time()
     tok, train, valid, fp = prepare_text_blocks(cfg.data, run_dir / "tokenizer")
-    fp_path = run_dir / "data.json"
-    if fp_path.exists() and resume:
-        _check_same(fp_path, fp, "token stream (data.json)")
-    atomic_write(fp_path, json.dumps(fp, indent=1))
+    fp_path = write_run_record(run_dir / "data.json", json.dumps(fp, indent=1), "token stream (data.json)", resume)
     seed_everything(cfg.seed)
     model = GPTNeoForCausalLM(neo_config(cfg.model, len(tok), cfg.data.block_size, tok.eos_token_id))
 

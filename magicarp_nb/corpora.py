@@ -15,7 +15,7 @@ from pathlib import Path
 import datasets
 
 # %% auto #0
-__all__ = ['generate_story', 'generate_stories', 'hub_reachable', 'require_hub', 'load_text_corpus']
+__all__ = ['generate_story', 'generate_stories', 'hub_reachable', 'require_hub', 'read_dataset', 'load_text_corpus']
 
 # %% ../nbs/02_corpora.ipynb #c006
 _GIRLS = (
@@ -465,6 +465,32 @@ def _from_texts(texts) -> datasets.Dataset:
     return datasets.Dataset.from_dict({"text": [t for t in (x.strip() for x in texts) if t]})
 
 
+def read_dataset(
+    source: str,  # a local .json/.jsonl/.csv/.parquet/.arrow file, a save_to_disk folder, or a hub name
+    what: str,  # what is read, for errors ('corpus', 'pair dataset', …)
+    hub_hint: str,  # what to do instead when the hub cannot be reached
+    also: str = "",  # other formats the caller handles itself, named in the error for an unreadable path
+) -> datasets.DatasetDict:
+    "A table as a `DatasetDict` (a lone `Dataset` becomes its `train` split; a `valid` split is named `validation`)."
+    path = Path(os.path.expanduser(source))
+    if path.suffix in _TABLES:
+        if not path.is_file():
+            raise FileNotFoundError(f"{what} file {path} does not exist")
+        dsd = datasets.load_dataset(_TABLES[path.suffix], data_files=str(path))
+    elif path.is_dir():
+        dsd = datasets.load_from_disk(str(path))
+    elif path.exists() or source.startswith((".", "/", "~")) or os.sep + os.sep in source:
+        raise ValueError(f"cannot read {what} {source!r}: expected {also}{', '.join(_TABLES)} or a save_to_disk folder")
+    else:
+        require_hub(f"{what} {source!r}", hub_hint)
+        dsd = datasets.load_dataset(source)
+    if isinstance(dsd, datasets.Dataset):
+        dsd = datasets.DatasetDict(train=dsd)
+    if "validation" not in dsd and "valid" in dsd:
+        dsd["validation"] = dsd.pop("valid")
+    return dsd
+
+
 def load_text_corpus(
     source: str = "generated",  # see the table above
     n_stories: int = 6000,  # stories to generate when source='generated'
@@ -482,26 +508,13 @@ def load_text_corpus(
         if not path.is_file():
             raise FileNotFoundError(f"corpus file {path} does not exist")
         dsd = _split(_from_texts(path.read_text(encoding="utf-8").split(separator)), val_fraction, seed)
-    elif path.suffix in _TABLES:
-        if not path.is_file():
-            raise FileNotFoundError(f"corpus file {path} does not exist")
-        dsd = datasets.load_dataset(_TABLES[path.suffix], data_files=str(path))
-    elif path.is_dir():
-        dsd = datasets.load_from_disk(str(path))
-    elif path.exists() or source.startswith((".", "/", "~")) or os.sep + os.sep in source:
-        raise ValueError(f"cannot read corpus {source!r}: expected .txt, {', '.join(_TABLES)} or a save_to_disk folder")
     else:
-        require_hub(
-            f"corpus {source!r}",
+        hint = (
             "Use data.corpus=generated, or download the dataset where there is network "
             "(datasets.load_dataset(name).save_to_disk(folder)) and set data.corpus=<folder>; "
-            "TinyStories' TinyStories-train.txt also works as a .txt file.",
+            "TinyStories' TinyStories-train.txt also works as a .txt file."
         )
-        dsd = datasets.load_dataset(source)
-    if isinstance(dsd, datasets.Dataset):
-        dsd = datasets.DatasetDict(train=dsd)
-    if "validation" not in dsd and "valid" in dsd:
-        dsd["validation"] = dsd.pop("valid")
+        dsd = read_dataset(source, "corpus", hint, also=".txt, ")
     for name, ds in dsd.items():
         if text_column not in ds.column_names:
             raise KeyError(

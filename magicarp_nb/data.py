@@ -195,7 +195,7 @@ from typing import Callable
 import datasets
 
 from .config import atomic_write
-from .corpora import _TABLES
+from .corpora import read_dataset
 
 # %% ../nbs/01_data.ipynb #c026
 _STDLIB_SKIP_DIRS = frozenset({"test", "tests", "idle_test", "__pycache__", "site-packages", "dist-packages"})
@@ -302,36 +302,13 @@ def stdlib_pipeline(cfg) -> datasets.DatasetDict:
     return datasets.DatasetDict(train=datasets.Dataset.from_dict(cols))
 
 
-def _read_table(source: str) -> datasets.DatasetDict:
-    "A local file, a `save_to_disk` folder, or (with network) a hub dataset, as a `DatasetDict`."
-    path = Path(os.path.expanduser(source))
-    if path.suffix in _TABLES:
-        if not path.is_file():
-            raise FileNotFoundError(f"pair file {path} does not exist")
-        dsd = datasets.load_dataset(_TABLES[path.suffix], data_files=str(path))
-    elif path.is_dir():
-        dsd = datasets.load_from_disk(str(path))
-    elif path.exists() or source.startswith((".", "/", "~")):
-        raise ValueError(f"cannot read pairs {source!r}: expected {', '.join(_TABLES)} or a save_to_disk folder")
-    else:
-        require_hub(
-            f"pair dataset {source!r}",
-            "Set data.source to a save_to_disk folder or a local file, or use data.pipeline=stdlib.",
-        )
-        dsd = datasets.load_dataset(source)
-    if isinstance(dsd, datasets.Dataset):
-        dsd = datasets.DatasetDict(train=dsd)
-    if "validation" not in dsd and "valid" in dsd:
-        dsd["validation"] = dsd.pop("valid")
-    return dsd
-
-
 @register_pair_pipeline("table")
 def table_pipeline(cfg) -> datasets.DatasetDict:
     "Pairs from the `passage_column` and `review_column` of a table (`cfg.source`), grouped by passage."
     if not cfg.source:
         raise ValueError("data.pipeline=table needs data.source: a save_to_disk folder, a local file or a hub name")
-    dsd, out = _read_table(cfg.source), {}
+    hint = "Set data.source to a save_to_disk folder or a local file, or use data.pipeline=stdlib."
+    dsd, out = read_dataset(cfg.source, "pair dataset", hint), {}
     for split in ("train", "validation"):
         if split not in dsd:
             continue

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 import safetensors.torch
 import torch
+import yaml
 from tqdm import tqdm
 
 from .config import TrainLoop, atomic_write
@@ -30,7 +31,7 @@ from .schedulers import make_scheduler
 # %% auto #0
 __all__ = ['resolve_device', 'cpu_has_bf16', 'autocast_context', 'seed_everything', 'rng_state', 'set_rng_state', 'TrainState',
            'checkpoint_step', 'list_checkpoints', 'latest_checkpoint', 'quiet_transformers', 'save_model_weights',
-           'load_model_weights', 'enable_gradient_checkpointing', 'default_optimizer', 'Trainer']
+           'load_model_weights', 'write_run_record', 'enable_gradient_checkpointing', 'default_optimizer', 'Trainer']
 
 # %% ../nbs/08_trainer.ipynb #c006
 def resolve_device(spec: str = "auto") -> torch.device:
@@ -150,7 +151,35 @@ def load_model_weights(model: torch.nn.Module, folder: Path) -> None:
     if set(missing) - tied:
         raise RuntimeError(f"checkpoint {folder} lacks weights: {sorted(set(missing) - tied)[:5]}")
 
-# %% ../nbs/08_trainer.ipynb #c011
+
+def write_run_record(
+    path,  # a .json or .yaml file in the run folder (config.yaml, data.json)
+    text: str,  # its new content
+    what: str,  # what it records, for the error
+    resume: bool = True,  # False: a fresh start, overwrite without comparing
+) -> Path:
+    "Write a run's record atomically, refusing to continue a run whose existing record says something else."
+    path = Path(path)
+    parse = json.loads if path.suffix == ".json" else yaml.safe_load
+    if path.exists() and resume:
+        old, new = _flat(parse(path.read_text())), _flat(parse(text))
+        diff = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))
+        if diff:
+            raise ValueError(
+                f"{path.parent} was started with a different {what} ({', '.join(diff[:8])} differ); "
+                "use a new run folder, or delete the old one to start over"
+            )
+    return atomic_write(path, text)
+
+
+def _flat(d: dict, prefix: str = "") -> dict:
+    return {
+        k2: v2
+        for k, v in d.items()
+        for k2, v2 in (_flat(v, f"{prefix}{k}.").items() if isinstance(v, dict) else [(prefix + k, v)])
+    }
+
+# %% ../nbs/08_trainer.ipynb #c013
 def enable_gradient_checkpointing(model: torch.nn.Module) -> int:
     "Turn on activation checkpointing in every submodule that supports it (transformers models); returns how many."
     n = 0
