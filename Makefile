@@ -8,7 +8,7 @@ SEED   ?= 12
 RUN    ?= runs/clm-tiny/02x0128_s$(SEED)
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: help setup train test test-all export check-export clean check-clean outputs docs readme style
+.PHONY: help setup train test test-all export check-export clean check-clean outputs docs readme style layout
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -56,6 +56,9 @@ docs: setup  ## render the notebooks to _docs/*.html without Quarto (and README.
 
 readme: setup  ## regenerate README.md from nbs/index.ipynb
 	$(BIN)/python tools/render_docs.py --readme
+
+layout: setup  ## fail if an import points to a higher-numbered notebook, exported code imports inside a function, or a module or cell is too long
+	$(BIN)/python tools/check_layout.py
 
 style: setup  ## format and lint notebooks, tools and tests with ruff, then re-export
 	$(BIN)/ruff format nbs tools tests benchmarks

@@ -117,14 +117,15 @@ def run_child(impl, group, K, D, threads):
 # ----------------------------------------------------------------------------------------------------------------
 def collection(threads, n_batches=24, batch=32, L=128):
     from magicarp_nb.clm import neo_config
-    from magicarp_nb.collapse import AgreementStats, CollapseStats, _feature_fn, _forward_with_head_input
-    from magicarp_nb.config import CLMModel
+    from magicarp_nb.collapse import AgreementStats, CollapseStats
+    from magicarp_nb.collect import _feature_fn, _forward_with_head_input
+    from magicarp_nb.config import CLMModelConfig
     from transformers import GPTNeoForCausalLM
 
     torch.set_num_threads(threads)
     torch.manual_seed(0)
     V = 4096
-    model = GPTNeoForCausalLM(neo_config(CLMModel(n_layer=2, width=128, n_head=4), V, L, 0)).eval()
+    model = GPTNeoForCausalLM(neo_config(CLMModelConfig(n_layer=2, width=128, n_head=4), V, L, 0)).eval()
     blocks = torch.randint(0, V, (n_batches * batch, L))
     batches = list(blocks.split(batch))
     feats = _feature_fn(model, blocks[:1])

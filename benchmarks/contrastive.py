@@ -43,15 +43,15 @@ def run_one(method: str, B: int, m: int, max_length: int, steps: int, grad_path:
     "Time `steps` steps of `method` at batch size B in this process; save the last step's encoder gradients."
     import torch
 
-    from magicarp_nb.config import CarpEncoder, PairData
+    from magicarp_nb.config import EncoderConfig, PairDataConfig
     from magicarp_nb.data import TokenizedPairs, load_pairs
     from magicarp_nb.encoders import POOLINGS, build_encoder, minilm_path
     from magicarp_nb.gradcache import contrastive_step, recompute_step
     from magicarp_nb.objectives import InfoNCE
 
     torch.manual_seed(0)
-    train = load_pairs(PairData()).train.shuffle(seed=0)
-    enc, tok, _ = build_encoder(CarpEncoder(dropout=0.0, max_length=max_length, chunk_size=None))
+    train = load_pairs(PairDataConfig()).train.shuffle(seed=0)
+    enc, tok, _ = build_encoder(EncoderConfig(dropout=0.0, max_length=max_length, chunk_size=None))
     pairs = TokenizedPairs(train["passage"][:B], train["review"][:B], tok, max_length)
     batch = pairs.collate(range(B))
     warm = pairs.collate(range(4))

@@ -11,25 +11,20 @@ import difflib
 import importlib.resources
 import os
 import shlex
-import tempfile
 import types
 import typing
-import warnings
 from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any, Literal, Optional, Union
 
+import pandas as pd
 import yaml
-
-# tqdm.auto (used by datasets and transformers) warns in every notebook kernel without ipywidgets; the text
-# progress bars it falls back to are the ones run records should keep.
-warnings.filterwarnings("ignore", message="IProgress not found")
 
 # %% auto #0
 __all__ = ['CONFIGS', 'PRESET_DIR', 'opt', 'ConfigKeyError', 'ConfigTypeError', 'from_dict', 'to_dict', 'parse_overrides',
-           'apply_overrides', 'register_config', 'TrainLoop', 'CLMModel', 'TextData', 'CLMConfig', 'CarpEncoder',
-           'CarpObjective', 'PairData', 'CarpConfig', 'list_presets', 'load_config', 'config_yaml', 'config_table',
-           'atomic_write', 'save_config']
+           'apply_overrides', 'registrar', 'register_config', 'TrainConfig', 'CLMModelConfig', 'TextDataConfig',
+           'CLMConfig', 'EncoderConfig', 'ObjectiveConfig', 'PairDataConfig', 'CarpConfig', 'list_presets',
+           'load_config', 'config_yaml', 'config_table']
 
 # %% ../nbs/00_config.ipynb #c006
 def opt(
@@ -57,6 +52,13 @@ class ConfigTypeError(TypeError):
 _TRUE, _FALSE = {"true", "yes", "on", "1"}, {"false", "no", "off", "0"}
 
 
+class _Mismatch(Exception):
+    "Raised by a converter when a value does not fit its annotation; `extra` ends the error message."
+
+    def __init__(self, extra: str = ""):
+        self.extra = extra
+
+
 def _type_name(tp) -> str:
     if isinstance(tp, type):
         return tp.__name__
@@ -65,89 +67,119 @@ def _type_name(tp) -> str:
 
 def _coerce(value, tp, name: str):
     "Return `value` converted to annotation `tp`, or raise `ConfigTypeError` naming field `name`."
-
-    def bad(extra=""):
-        return ConfigTypeError(
-            f"config field '{name}' expects {_type_name(tp)}, got {type(value).__name__} {value!r}{extra}"
-        )
-
-    origin, args = typing.get_origin(tp), typing.get_args(tp)
     if tp is Any:
         return value
-    if origin in (Union, types.UnionType):
-        if value is None or (isinstance(value, str) and value.lower() in ("none", "null", "~")):
-            if type(None) in args:
-                return None
-            raise bad()
-        for a in args:
-            if a is type(None):
-                continue
+    convert = _converter(tp)
+    if convert is None:
+        raise TypeError(f"config field '{name}' has an unsupported annotation {tp!r}")
+    try:
+        return convert(value, tp, name)
+    except _Mismatch as e:
+        raise ConfigTypeError(
+            f"config field '{name}' expects {_type_name(tp)}, got {type(value).__name__} {value!r}{e.extra}"
+        ) from None
+
+# %% ../nbs/00_config.ipynb #c010
+def _to_union(value, tp, name):
+    args = typing.get_args(tp)
+    if value is None or (isinstance(value, str) and value.lower() in ("none", "null", "~")):
+        if type(None) in args:
+            return None
+        raise _Mismatch()
+    for a in args:
+        if a is not type(None):
             try:
                 return _coerce(value, a, name)
             except ConfigTypeError:
                 pass
-        raise bad()
+    raise _Mismatch()
+
+
+def _to_literal(value, tp, name):
+    if value in typing.get_args(tp):
+        return value
+    raise _Mismatch(f"; choose one of {list(typing.get_args(tp))}")
+
+
+def _to_dataclass(value, tp, name):
+    if isinstance(value, tp):
+        return value
+    if isinstance(value, dict):
+        return from_dict(tp, value, prefix=name + ".")
+    raise _Mismatch()
+
+
+def _to_bool(value, tp, name):
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in _TRUE | _FALSE:
+        return value.lower() in _TRUE
+    raise _Mismatch()
+
+
+def _to_number(value, tp, name):
+    if isinstance(value, bool):
+        raise _Mismatch()
+    if isinstance(value, (int, float)) and (tp is float or isinstance(value, int)):
+        return tp(value)
+    if isinstance(value, str):
+        try:
+            return tp(value.replace("_", "")) if tp is int else tp(value)
+        except ValueError:
+            pass
+    raise _Mismatch()
+
+
+def _to_str(value, tp, name):
+    if isinstance(value, str):
+        return value
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    raise _Mismatch()
+
+# %% ../nbs/00_config.ipynb #c011
+def _to_sequence(value, tp, name):
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if isinstance(value, str):
+        value = yaml.safe_load(value)
+    if not isinstance(value, (list, tuple)):
+        raise _Mismatch()
+    if origin is tuple and args and args[-1] is not Ellipsis:
+        if len(value) != len(args):
+            raise _Mismatch(f"; expected {len(args)} items")
+        return tuple(_coerce(v, a, f"{name}[{i}]") for i, (v, a) in enumerate(zip(value, args)))
+    inner = args[0] if args else Any
+    return origin(_coerce(v, inner, f"{name}[{i}]") for i, v in enumerate(value))
+
+
+def _to_mapping(value, tp, name):
+    if isinstance(value, str):
+        value = yaml.safe_load(value)
+    if not isinstance(value, dict):
+        raise _Mismatch()
+    kt, vt = typing.get_args(tp) or (Any, Any)
+    return {_coerce(k, kt, name): _coerce(v, vt, f"{name}.{k}") for k, v in value.items()}
+
+
+_SCALARS = {bool: _to_bool, int: _to_number, float: _to_number, str: _to_str}
+
+
+def _converter(tp):
+    "The function converting values to annotation `tp` (None when the annotation is not supported)."
+    origin = typing.get_origin(tp)
+    if origin in (Union, types.UnionType):
+        return _to_union
     if origin is Literal:
-        if value in args:
-            return value
-        raise bad(f"; choose one of {list(args)}")
-    if is_dataclass(tp):
-        if isinstance(value, tp):
-            return value
-        if isinstance(value, dict):
-            return from_dict(tp, value, prefix=name + ".")
-        raise bad()
-    if tp is bool:
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, str) and value.lower() in _TRUE | _FALSE:
-            return value.lower() in _TRUE
-        raise bad()
-    if tp is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        if isinstance(value, str):
-            try:
-                return int(value.replace("_", ""))
-            except ValueError:
-                pass
-        raise bad()
-    if tp is float:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
-        if isinstance(value, str):
-            try:
-                return float(value)
-            except ValueError:
-                pass
-        raise bad()
-    if tp is str:
-        if isinstance(value, str):
-            return value
-        if isinstance(value, os.PathLike):
-            return os.fspath(value)
-        raise bad()
+        return _to_literal
     if origin in (list, tuple):
-        if isinstance(value, str):
-            value = yaml.safe_load(value)
-        if not isinstance(value, (list, tuple)):
-            raise bad()
-        if origin is tuple and args and args[-1] is not Ellipsis:
-            if len(value) != len(args):
-                raise bad(f"; expected {len(args)} items")
-            return tuple(_coerce(v, a, f"{name}[{i}]") for i, (v, a) in enumerate(zip(value, args)))
-        inner = args[0] if args else Any
-        return origin(_coerce(v, inner, f"{name}[{i}]") for i, v in enumerate(value))
+        return _to_sequence
     if origin is dict:
-        if isinstance(value, str):
-            value = yaml.safe_load(value)
-        if not isinstance(value, dict):
-            raise bad()
-        kt, vt = args if args else (Any, Any)
-        return {_coerce(k, kt, name): _coerce(v, vt, f"{name}.{k}") for k, v in value.items()}
-    raise TypeError(f"config field '{name}' has an unsupported annotation {tp!r}")
+        return _to_mapping
+    if is_dataclass(tp):
+        return _to_dataclass
+    return _SCALARS.get(tp)
 
-
+# %% ../nbs/00_config.ipynb #c012
 def _unknown_key(key: str, valid: list[str], prefix: str = "") -> ConfigKeyError:
     close = difflib.get_close_matches(key, valid, n=1, cutoff=0.5)
     hint = f"; did you mean '{prefix}{close[0]}'?" if close else ""
@@ -188,7 +220,7 @@ def to_dict(cfg) -> dict:
 
     return plain(cfg)
 
-# %% ../nbs/00_config.ipynb #c014
+# %% ../nbs/00_config.ipynb #c018
 def parse_overrides(overrides) -> dict:
     "Normalise overrides given as a dict, a list of `key=value` strings or one space-separated string."
     if overrides is None or overrides == "":
@@ -229,23 +261,36 @@ def apply_overrides(
                     )
     return cfg
 
-# %% ../nbs/00_config.ipynb #c017
+# %% ../nbs/00_config.ipynb #c021
+def registrar(table: dict):
+    "The `register(name)` decorator of a registry: it stores what it decorates in `table[name]`, unchanged."
+
+    def register(name: str):
+        def deco(obj):
+            table[name] = obj
+            return obj
+
+        return deco
+
+    return register
+
+# %% ../nbs/00_config.ipynb #c024
 CONFIGS: dict[str, type] = {}
+_register_task = registrar(CONFIGS)
 
 
 def register_config(task: str):
-    "Class decorator: register a root config class under `task`."
+    "Class decorator: register a root config class under `task` (and record the task on the class)."
 
     def deco(cls):
         cls.task = task
-        CONFIGS[task] = cls
-        return cls
+        return _register_task(task)(cls)
 
     return deco
 
-
+# %% ../nbs/00_config.ipynb #c025
 @dataclass
-class TrainLoop:
+class TrainConfig:
     "Optimisation and loop settings shared by every trainer."
 
     epochs: int = opt(2, "passes over the training data")
@@ -274,9 +319,9 @@ class TrainLoop:
         False, "recompute activations during backward (less memory, ~1/3 more compute) where the model supports it"
     )
 
-
+# %% ../nbs/00_config.ipynb #c026
 @dataclass
-class CLMModel:
+class CLMModelConfig:
     "GPT-Neo architecture: named by depth x width as in Linguistic Collapse (e.g. 02x0128)."
 
     n_layer: int = opt(2, "transformer blocks (depth)")
@@ -287,7 +332,7 @@ class CLMModel:
 
 
 @dataclass
-class TextData:
+class TextDataConfig:
     "Where the text comes from and how it becomes fixed-length token blocks."
 
     corpus: str = opt(
@@ -314,13 +359,13 @@ class CLMConfig:
     experiment: str = opt("clm-tiny", "folder under runs/ grouping related runs")
     run_name: Optional[str] = opt(None, "run folder name (None: <depth>x<width>_s<seed>, e.g. 02x0128_s12)")
     seed: int = opt(0, "seed of the weights, dropout and data order")
-    model: CLMModel = opt(CLMModel(), "architecture")
-    data: TextData = opt(TextData(), "corpus, tokenizer and packing")
-    train: TrainLoop = opt(TrainLoop(), "optimisation")
+    model: CLMModelConfig = opt(CLMModelConfig(), "architecture")
+    data: TextDataConfig = opt(TextDataConfig(), "corpus, tokenizer and packing")
+    train: TrainConfig = opt(TrainConfig(), "optimisation")
 
-# %% ../nbs/00_config.ipynb #c019
+# %% ../nbs/00_config.ipynb #c028
 @dataclass
-class CarpEncoder:
+class EncoderConfig:
     "The text encoders: a Hugging Face backbone, a pooling and a projection."
 
     backbone: str = opt(
@@ -345,9 +390,9 @@ class CarpEncoder:
         32, "texts per backbone call, grouped by length so that short texts skip long ones' padding (None: all at once)"
     )
 
-
+# %% ../nbs/00_config.ipynb #c029
 @dataclass
-class CarpObjective:
+class ObjectiveConfig:
     "The contrastive objective and its logit scale."
 
     name: str = opt("infonce", "objective from objectives.OBJECTIVES")
@@ -356,9 +401,9 @@ class CarpObjective:
     min_scale: float = opt(0.01, "lower clamp of the logit scale (magiCARP: 1/100)")
     max_scale: float = opt(100.0, "upper clamp of the logit scale (CLIP and magiCARP: 100)")
 
-
+# %% ../nbs/00_config.ipynb #c030
 @dataclass
-class PairData:
+class PairDataConfig:
     "Where the (passage, review) pairs come from, how they are cleaned and split."
 
     pipeline: str = opt(
@@ -395,14 +440,14 @@ class CarpConfig:
     experiment: str = opt("carp-minilm", "folder under runs/ grouping related runs")
     run_name: Optional[str] = opt(None, "run folder name (None: <backbone>_s<seed>, e.g. minilm_s12)")
     seed: int = opt(0, "seed of the weights, dropout and data order")
-    encoder: CarpEncoder = opt(CarpEncoder(), "backbone, pooling, projection, truncation")
-    objective: CarpObjective = opt(CarpObjective(), "contrastive loss and logit scale")
-    data: PairData = opt(PairData(), "pair source, cleaning and split")
+    encoder: EncoderConfig = opt(EncoderConfig(), "backbone, pooling, projection, truncation")
+    objective: ObjectiveConfig = opt(ObjectiveConfig(), "contrastive loss and logit scale")
+    data: PairDataConfig = opt(PairDataConfig(), "pair source, cleaning and split")
     microbatch_size: Optional[int] = opt(
         None, "pairs per encoder forward in the GradCache step (None: the whole batch at once)"
     )
-    train: TrainLoop = opt(
-        TrainLoop(
+    train: TrainConfig = opt(
+        TrainConfig(
             epochs=1,
             lr=2e-5,
             weight_decay=0.01,
@@ -415,7 +460,7 @@ class CarpConfig:
         "optimisation",
     )
 
-# %% ../nbs/00_config.ipynb #c022
+# %% ../nbs/00_config.ipynb #c033
 PRESET_DIR = Path(str(importlib.resources.files("magicarp_nb").joinpath("presets")))
 
 
@@ -449,11 +494,9 @@ def config_yaml(cfg) -> str:
     "The YAML text of a resolved config (with its task), as written into run folders."
     return yaml.safe_dump({"task": cfg.task, **to_dict(cfg)}, sort_keys=False)
 
-# %% ../nbs/00_config.ipynb #c029
-def config_table(cfg_or_cls) -> "pd.DataFrame":  # noqa: F821 (pandas is imported on use)
+# %% ../nbs/00_config.ipynb #c040
+def config_table(cfg_or_cls) -> pd.DataFrame:
     "Every dotted key of a config with its type, value and help text."
-    import pandas as pd
-
     rows = []
 
     def walk(obj, cls, prefix):
@@ -473,29 +516,3 @@ def config_table(cfg_or_cls) -> "pd.DataFrame":  # noqa: F821 (pandas is importe
     cls = cfg_or_cls if isinstance(cfg_or_cls, type) else type(cfg_or_cls)
     walk(None if isinstance(cfg_or_cls, type) else cfg_or_cls, cls, "")
     return pd.DataFrame(rows)
-
-# %% ../nbs/00_config.ipynb #c033
-def atomic_write(
-    path,  # the file to (re)write
-    data,  # str or bytes
-) -> Path:
-    "Write `data` to `path` atomically (temporary file in the same folder, then rename)."
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return path
-
-
-def save_config(cfg, path) -> Path:
-    "Write the resolved config as YAML, atomically."
-    return atomic_write(path, config_yaml(cfg))

@@ -4,6 +4,7 @@ Each numbered notebook (and index.ipynb) is one pytest case, executed with nbdev
 suite ends with pytest's summary. Runner notebooks (run_*.ipynb) are exercised through papermill inside
 14_launch.ipynb instead. Cells flagged `slow` are skipped unless MAGICARP_TEST_FLAGS lists that flag.
 """
+
 import os
 from pathlib import Path
 

@@ -1,0 +1,289 @@
+"""Check the notebook layout: numbered notebooks form layers, and the modules they export stay small and flat.
+
+Numbered notebooks `nbs/NN_name.ipynb` each open with a `#| default_exp <module>` cell, which maps the module
+`magicarp_nb/<module>.py` to the number NN (ranges are parts: 0x foundation, 1x CARP, 2x collapse, 3x outputs).
+`nbs/index.ipynb` and the runner notebooks `nbs/run_*.ipynb` are exempt from rules 1 and 5.
+
+1. Imports point down: any code cell of a numbered notebook, exported or not, may import a package module only
+   from a notebook with a lower number (or its own). An import of a module no notebook exports is a violation,
+   and so is a cell that does not parse once `#|` directives and `%`/`!` lines are removed.
+2. No imports inside functions in the exported modules. The one exception is an optional, heavy third-party
+   dependency imported where it is needed, marked on the import line or the line above it:
+
+       # late import: <reason>
+
+   A package module imported inside a function is always a violation: it is how a cycle or an upward import
+   hides, and rule 1 already lets every notebook import what lies below it at module level.
+3. No import cycles among the exported modules (module-level imports).
+4. At most 400 lines of logic per exported module: lines holding code, except docstrings, the generated
+   `__all__`, and declarative lines: module- and class-level assignments of literals (word lists, tables,
+   `"a b c".split()`) and annotated assignments in class bodies (dataclass fields).
+5. At most 60 lines per code cell of a numbered notebook (non-blank lines, `#|` directives excluded).
+
+    python tools/check_layout.py             # module-size table, then violations; exit 1 if any
+    python tools/check_layout.py --quiet     # violations only
+    python tools/check_layout.py --self-test # check each rule on a small made-up repository
+"""
+
+import argparse
+import ast
+import io
+import json
+import re
+import sys
+import tempfile
+import tokenize
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PKG = "magicarp_nb"
+MAX_LOGIC, MAX_CELL = 400, 60
+NUMBERED = re.compile(r"^(\d+)([a-z]*)_\w+\.ipynb$")
+DEFAULT_EXP = re.compile(r"^#\|\s*default_exp\s+(\S+)", re.M)
+GENERATED = re.compile(r"^# %% \.\./(nbs/\S+) #(\S+)")
+NOT_CODE = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
+
+
+def code_cells(path):
+    "(index, id, source) of each code cell."
+    cells = json.loads(path.read_text())["cells"]
+    return [(i, c.get("id", "?"), "".join(c["source"])) for i, c in enumerate(cells) if c["cell_type"] == "code"]
+
+
+def parse_cell(src):
+    "The cell's syntax tree without directives and IPython lines (kept as blank lines so line numbers hold)."
+    lines = ["" if ln.lstrip().startswith(("#|", "%", "!")) else ln for ln in src.splitlines()]
+    return ast.parse("\n".join(lines))
+
+
+def imports(tree, in_func=False, func=None):
+    "Each (import node, inside a function?, innermost function name) in the tree."
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node, in_func, func
+        nested = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        name = getattr(node, "name", "<lambda>") if nested else func
+        yield from imports(node, in_func or nested, name)
+
+
+def package_modules(node):
+    "The package modules an import names: `.x`, `magicarp_nb.x`, `from magicarp_nb import x`."
+    if isinstance(node, ast.Import):
+        return [a.name.split(".")[1] for a in node.names if a.name.startswith(PKG + ".")]
+    full = ".".join(filter(None, [PKG, node.module])) if node.level == 1 else node.module or ""
+    if full == PKG:
+        return [a.name for a in node.names if not a.name.startswith("__")]
+    return [full.split(".")[1]] if full.startswith(PKG + ".") else []
+
+
+def number(path):
+    "Sort key of a numbered notebook: 08 < 08b < 09."
+    m = NUMBERED.match(path.name)
+    return (int(m[1]), m[2])
+
+
+def layers(root, problems):
+    "module -> (number key, notebook) for each numbered notebook; its code cells alongside."
+    owner, cells = {}, {}
+    for nb in sorted((root / "nbs").glob("*.ipynb")):
+        if not NUMBERED.match(nb.name):
+            continue
+        cells[nb] = code_cells(nb)
+        found = [m for _, _, src in cells[nb] for m in DEFAULT_EXP.findall(src)]
+        if not found:
+            problems.append(f"nbs/{nb.name}: numbered notebook without a `#| default_exp` cell")
+        for mod in found:
+            if mod in owner:
+                problems.append(f"nbs/{nb.name}: exports {mod}, already exported by nbs/{owner[mod][1].name}")
+            owner.setdefault(mod, (number(nb), nb))
+    return owner, cells
+
+
+def check_notebooks(owner, cells, problems):
+    "Rules 1 and 5."
+    for nb, nb_cells in cells.items():
+        mine = number(nb)
+        for i, cid, src in nb_cells:
+            where = f"nbs/{nb.name} cell {i} ({cid})"
+            size = sum(1 for ln in src.splitlines() if ln.strip() and not ln.lstrip().startswith("#|"))
+            if size > MAX_CELL:
+                problems.append(f"{where}: {size} lines (limit {MAX_CELL}); split the cell")
+            try:
+                tree = parse_cell(src)
+            except SyntaxError as e:
+                problems.append(f"{where}: does not parse ({e.msg}, line {e.lineno}); imports not checked")
+                continue
+            for node, _, _ in imports(tree):
+                for mod in package_modules(node):
+                    if mod not in owner:
+                        problems.append(f"{where}: imports {mod}, which no numbered notebook exports")
+                    elif owner[mod][0] >= mine and owner[mod][1] != nb:
+                        problems.append(f"{where}: imports {mod} from nbs/{owner[mod][1].name}; imports point down")
+
+
+def source_of(lines, lineno):
+    "The notebook cell a line of a generated module comes from."
+    for ln in reversed(lines[:lineno]):
+        if m := GENERATED.match(ln):
+            return f" ({m[1]} {m[2]})"
+    return ""
+
+
+def check_function_imports(path, tree, lines, problems):
+    "Rule 2."
+    for node, in_func, func in imports(tree):
+        if not in_func:
+            continue
+        where = f"{PKG}/{path.name}:{node.lineno}{source_of(lines, node.lineno)} in {func}()"
+        text = lines[node.lineno - 1].strip()
+        if package_modules(node):
+            problems.append(f"{where}: package import inside a function: {text}")
+        elif not any("late import:" in ln.partition("#")[2] for ln in lines[max(node.lineno - 2, 0) : node.lineno]):
+            problems.append(f"{where}: import inside a function without `# late import: <reason>`: {text}")
+
+
+def check_cycles(graph, problems):
+    "Rule 3: one line per cycle (per set of modules), found by depth-first search."
+    done, seen = set(), set()
+
+    def visit(path):
+        for dep in sorted(graph.get(path[-1], ())):
+            if dep in path and frozenset(path[path.index(dep) :]) not in seen:
+                seen.add(frozenset(path[path.index(dep) :]))
+                problems.append("import cycle: " + " -> ".join(path[path.index(dep) :] + [dep]))
+            elif dep not in path and dep not in done:
+                visit(path + [dep])
+        done.add(path[-1])
+
+    for mod in sorted(graph):
+        if mod not in done:
+            visit([mod])
+
+
+def is_literal(node):
+    "A constant, or a tuple/list/set/dict of literals, or `'...'.split()` on a constant."
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return isinstance(node.operand, ast.Constant)
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return all(map(is_literal, node.elts))
+    if isinstance(node, ast.Dict):
+        return all(k is not None and is_literal(k) for k in node.keys) and all(map(is_literal, node.values))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "split":
+        return isinstance(node.func.value, ast.Constant) and all(map(is_literal, node.args)) and not node.keywords
+    return False
+
+
+def logic_lines(source, tree):
+    "Rule 4: lines holding code, less docstrings, `__all__` and declarative lines."
+    code = set()
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type not in NOT_CODE:
+            code.update(range(tok.start[0], tok.end[0] + 1))
+    skip = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        body = node.body
+        if isinstance(body[0], ast.Expr) and isinstance(getattr(body[0].value, "value", None), str):
+            skip.append(body[0])
+        if isinstance(node, (ast.Module, ast.ClassDef)):
+            for st in body:
+                named_all = isinstance(st, ast.Assign) and any(getattr(t, "id", "") == "__all__" for t in st.targets)
+                in_class = isinstance(node, ast.ClassDef) and isinstance(st, ast.AnnAssign)
+                literal = isinstance(st, (ast.Assign, ast.AnnAssign)) and st.value is not None and is_literal(st.value)
+                if named_all or in_class or literal:
+                    skip.append(st)
+    for st in skip:
+        code.difference_update(range(st.lineno, st.end_lineno + 1))
+    return len(code)
+
+
+def run_checks(root):
+    "All violations, and (module, notebook, logic lines) for each exported module."
+    problems = []
+    owner, cells = layers(root, problems)
+    check_notebooks(owner, cells, problems)
+    graph, sizes = {}, []
+    for path in sorted((root / PKG).glob("*.py")):
+        if path.name in ("__init__.py", "_modidx.py"):
+            continue
+        source = path.read_text()
+        tree, lines = ast.parse(source), source.splitlines()
+        check_function_imports(path, tree, lines, problems)
+        graph[path.stem] = {m for node, in_func, _ in imports(tree) if not in_func for m in package_modules(node)}
+        size = logic_lines(source, tree)
+        if size > MAX_LOGIC:
+            problems.append(f"{PKG}/{path.name}: {size} lines of logic (limit {MAX_LOGIC}); split the notebook")
+        sizes.append((path.stem, owner[path.stem][1].name if path.stem in owner else "-", size))
+    check_cycles(graph, problems)
+    sizes.sort(key=lambda s: (number(owner[s[0]][1]) if s[0] in owner else (10**6, ""), s[0]))
+    return problems, sizes
+
+
+def self_test():
+    "Check each rule on a small made-up repository: every violation expected, none other, and the sizes."
+
+    def cells(*srcs):
+        return json.dumps({"cells": [{"cell_type": "code", "id": f"c{i}", "source": s} for i, s in enumerate(srcs)]})
+
+    files = {
+        "nbs/00_base.ipynb": cells("#| default_exp base", "#| export\nfrom magicarp_nb.top import f", "x = 1\n" * 61),
+        "nbs/01_mid.ipynb": cells("#|default_exp mid", "from magicarp_nb.base import g\nimport magicarp_nb.mid as M"),
+        "nbs/02_top.ipynb": cells("#| default_exp top", "%%time\n!ls\nfrom magicarp_nb import mid, ghost", "def f(:"),
+        "nbs/03_end.ipynb": cells("#| default_exp end", "#| hide\n" + "y = 2\n" * 59 + "from . import top"),
+        "nbs/run_all.ipynb": cells("from magicarp_nb.end import f\n" + "z = 3\n" * 61),
+        "magicarp_nb/base.py": "from .top import f\n\ndef g():\n    # late import: heavy\n    import numpy\n",
+        "magicarp_nb/mid.py": "def h():\n    import json\n    from magicarp_nb.base import g  # late import: no\n",
+        "magicarp_nb/top.py": '"Doc."\nfrom .base import g\n__all__ = ["f"]\nWORDS = "a b".split()\n'
+        'T = {"a": (1, -2)}\nN = len(WORDS)\nclass C:\n    x: int = opt(1)\n    y = [1]\n\n'
+        "def f():\n    'Doc.'\n    return [g()]\n",
+        "magicarp_nb/end.py": "import pandas\n\ndef e():\n    import torch  # late import: heavy\n",
+    }
+    expected = [
+        "nbs/00_base.ipynb cell 1 (c1): imports top from nbs/02_top.ipynb",
+        "nbs/00_base.ipynb cell 2 (c2): 61 lines",
+        "nbs/02_top.ipynb cell 1 (c1): imports ghost, which no numbered notebook exports",
+        "nbs/02_top.ipynb cell 2 (c2): does not parse",
+        "magicarp_nb/mid.py:2 in h(): import inside a function without",
+        "magicarp_nb/mid.py:3 in h(): package import inside a function",
+        "import cycle: base -> top -> base",
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, text in files.items():
+            (Path(tmp) / name).parent.mkdir(parents=True, exist_ok=True)
+            (Path(tmp) / name).write_text(text)
+        problems, sizes = run_checks(Path(tmp))
+    unmatched = [p for p in problems if not any(p.startswith(e) for e in expected)]
+    missing = [e for e in expected if not any(p.startswith(e) for p in problems)]
+    counts = {mod: size for mod, _, size in sizes}
+    ok = not unmatched and not missing and counts == {"base": 3, "mid": 3, "top": 5, "end": 3}
+    for line in [f"unexpected: {p}" for p in unmatched] + [f"missing: {e}" for e in missing]:
+        print(f"self-test {line}")
+    print(f"self-test: logic lines {counts}; " + ("all rules behave as expected" if ok else "FAILED"))
+    return 0 if ok else 1
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
+    parser.add_argument("--quiet", action="store_true", help="print violations only")
+    parser.add_argument("--self-test", action="store_true", help="check the rules on a small made-up repository")
+    args = parser.parse_args()
+    if args.self_test:
+        return self_test()
+    problems, sizes = run_checks(ROOT)
+    if not args.quiet:
+        print(f"{'module':<14}{'notebook':<22}logic lines (limit {MAX_LOGIC})")
+        for mod, nb, size in sizes:
+            print(f"{mod:<14}{nb:<22}{size:>5}{'  over' if size > MAX_LOGIC else ''}")
+        print()
+    for line in problems:
+        print(line)
+    if not args.quiet:
+        print(f"{len(problems)} violation(s)" if problems else f"layout ok: {len(sizes)} modules checked")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
