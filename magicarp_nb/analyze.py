@@ -29,6 +29,18 @@ EXTRA_COLUMNS = ["n_classes", "coincident_pairs", "depth", "width", "seed", "ste
 "Columns of ours, after the paper's."
 
 
+def _found_stats(experiment_dir: Path) -> list[dict]:
+    "`find_stats`, failing clearly when there is nothing to analyse."
+    entries = find_stats(experiment_dir)
+    if not entries:
+        where = "an empty folder" if experiment_dir.is_dir() else "no such folder"
+        raise FileNotFoundError(
+            f"no collected statistics under {experiment_dir}/*/stats/ ({where}); "
+            "pass runs/<experiment> after collecting its checkpoints"
+        )
+    return entries
+
+
 def find_stats(experiment_dir) -> list[dict]:
     "Every completed train pass under `experiment_dir/*/stats/`, with its validation file and checkpoint."
     out = []
@@ -108,18 +120,9 @@ def analyze(
     "Fill `analysis.csv` with one row per model@checkpoint, computing only what is missing."
     experiment_dir = Path(experiment_dir)
     out_csv = Path(out_csv) if out_csv else experiment_dir / "analysis.csv"
-    entries = find_stats(experiment_dir)
-    if not entries:
-        raise FileNotFoundError(
-            f"no collected statistics under {experiment_dir}/*/stats/ ({'an empty folder' if experiment_dir.is_dir() else 'no such folder'}); "
-            "pass runs/<experiment> after collecting its checkpoints"
-        )
-    settings = {
-        "min_per_class": min_per_class,
-        "max_per_class": max_per_class,
-        "kernels": sorted(kernels),
-        "dist_exp": dist_exp,
-    }
+    entries = _found_stats(experiment_dir)
+    settings = {"min_per_class": min_per_class, "max_per_class": max_per_class, "kernels": sorted(kernels)}
+    settings["dist_exp"] = dist_exp
     side = out_csv.with_suffix(".json")
     if out_csv.exists():  # with force, old rows stay until their new ones replace them
         old = json.loads(side.read_text()) if side.exists() else None
@@ -176,7 +179,9 @@ def progress_table(experiment_dir, min_per_class: int = 1) -> pd.DataFrame:
                     info, r[f"{stage}_state"] = {"meta": {}}, "corrupt"
                 r[f"{stage}_seqs"] = info["meta"].get("sequences", 0)
                 if stage == "train":
-                    r["classes_kept"] = int((info["counts"] >= min_per_class).sum()) if "counts" in info and f == done else None
+                    r["classes_kept"] = (
+                        int((info["counts"] >= min_per_class).sum()) if "counts" in info and f == done else None
+                    )
             r["train_shards"] = len(stats_shards(ck))
             rows.append(r)
     return pd.DataFrame(rows)

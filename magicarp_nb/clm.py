@@ -103,7 +103,10 @@ def train_clm(
     tok, train, valid, fp = prepare_text_blocks(cfg.data, tok_dir)
     save_record = start_run(
         run_dir,
-        {"config.yaml": (config_yaml(cfg), "config"), "data.json": (json.dumps(fp, indent=1), "token stream (data.json)")},
+        {
+            "config.yaml": (config_yaml(cfg), "config"),
+            "data.json": (json.dumps(fp, indent=1), "token stream (data.json)"),
+        },
         resume,
     )
     if tok_dir is None:

@@ -217,7 +217,9 @@ def collect_checkpoint(
         elif "train" in stages:
             out["train"] = stats_path(checkpoint, "train", block_range)
             train_meta = {**base, "data_sha256": fp["train_sha256"]}
-            collect_stats(model, train_blocks, out["train"], "train", block_range=block_range, meta=train_meta, **common)
+            collect_stats(
+                model, train_blocks, out["train"], "train", block_range=block_range, meta=train_meta, **common
+            )
         if "val" in stages:
             if block_range:
                 raise ValueError("block_range shards the train pass; run the validation pass without it")

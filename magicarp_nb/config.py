@@ -345,7 +345,9 @@ class TrainConfig:
     device: str = opt("auto", "'auto' (CUDA when present), 'cpu', 'cuda', 'cuda:1', ...")
     bf16: bool = opt(False, "bfloat16 autocast; used only where the device supports it")
     num_threads: Optional[int] = opt(None, "torch CPU threads (None: leave torch's default)", ge=1)
-    eval_every: Optional[int] = opt(None, "also evaluate every N optimiser steps (None: at the end of each epoch only)", ge=1)
+    eval_every: Optional[int] = opt(
+        None, "also evaluate every N optimiser steps (None: at the end of each epoch only)", ge=1
+    )
     eval_at_start: bool = opt(False, "evaluate once before the first step: the baseline of the initial model")
     save_every: Optional[int] = opt(
         None, "also checkpoint every N optimiser steps (None: at the end of each epoch only)", ge=1
@@ -380,7 +382,9 @@ class TextDataConfig:
     )
     n_stories: int = opt(6000, "stories to generate when corpus='generated'", ge=1)
     corpus_seed: int = opt(0, "seed of the generated corpus and of the train/validation split")
-    val_fraction: float = opt(0.05, "fraction held out for validation when the source has no validation split", gt=0, lt=1)
+    val_fraction: float = opt(
+        0.05, "fraction held out for validation when the source has no validation split", gt=0, lt=1
+    )
     text_column: str = opt("text", "column holding the text in tabular sources")
     separator: str = opt("<|endoftext|>", "string between stories in a plain-text file")
     max_texts: Optional[int] = opt(None, "use only the first N training texts (None: all)", ge=1)
@@ -415,14 +419,18 @@ class EncoderConfig:
     backbone_overrides: dict[str, Any] = opt(
         {}, "fields of the backbone's config to override, e.g. {num_hidden_layers: 1, hidden_size: 32}"
     )
-    dropout: Optional[float] = opt(None, "every dropout probability of the backbone (None: the backbone's own)", ge=0, lt=1)
+    dropout: Optional[float] = opt(
+        None, "every dropout probability of the backbone (None: the backbone's own)", ge=0, lt=1
+    )
     pooling: Literal["mean", "sum", "cls", "last"] = opt("mean", "token states to one vector (encoders.POOLINGS)")
     projection: Literal["none", "linear", "mlp", "direct"] = opt(
         "none", "after pooling: none, a linear map, magiCARP's MLP, or 'direct' (the first proj_dim dimensions)"
     )
     proj_dim: Optional[int] = opt(None, "embedding size after the projection (None: the backbone's hidden size)", ge=1)
     normalize: bool = opt(True, "L2-normalise the embeddings")
-    max_length: Optional[int] = opt(128, "truncate every text to this many tokens (None: the model's context length)", ge=1)
+    max_length: Optional[int] = opt(
+        128, "truncate every text to this many tokens (None: the model's context length)", ge=1
+    )
     shared: bool = opt(True, "one tower encodes passages and reviews (False: two towers, as magiCARP)")
     chunk_size: Optional[int] = opt(
         32,

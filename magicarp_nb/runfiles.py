@@ -238,7 +238,7 @@ def clean_leftovers(folder, patterns=(".*.tmp",)) -> list[Path]:
             gone.append(p)
     return gone
 
-
+# %% ../nbs/02_runfiles.ipynb #c023
 @contextlib.contextmanager
 def run_lock(
     run_dir,  # the run folder to own while the block runs
@@ -246,7 +246,7 @@ def run_lock(
     name: str = LOCK_NAME,  # the lock file: one per folder, or one per output file for writers that share a folder
     leftovers=(".*.tmp",),  # glob patterns of the owner's interrupted writes, removed once the lock is held
 ):
-    "Own `run_dir` for the block: an advisory lock file naming the owner; stale locks (dead pid, same host) are taken over."
+    "Own `run_dir` for the block: a lock file naming its owner; a dead owner's lock (same host) is taken over."
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     lock = run_dir / name
@@ -275,13 +275,16 @@ def run_lock(
     try:
         gone = clean_leftovers(run_dir, leftovers)
         if gone:
-            warnings.warn(f"removed {len(gone)} leftovers of interrupted writes in {run_dir}: {[p.name for p in gone]}", stacklevel=3)
+            warnings.warn(
+                f"removed {len(gone)} leftovers of killed writes in {run_dir}: {[p.name for p in gone]}",
+                stacklevel=3,
+            )
         yield lock
     finally:
         if _lock_owner(lock) == me:
             lock.unlink(missing_ok=True)
 
-# %% ../nbs/02_runfiles.ipynb #c025
+# %% ../nbs/02_runfiles.ipynb #c026
 def save_model_weights(model: torch.nn.Module, folder: Path) -> None:
     "Weights into `folder`: `save_pretrained` when the model has it, else `model.safetensors`."
     if hasattr(model, "save_pretrained"):
@@ -297,14 +300,16 @@ def load_model_weights(model: torch.nn.Module, folder: Path) -> None:
     try:
         missing, unexpected = safetensors.torch.load_model(model, str(file), strict=False)
     except (OSError, safetensors.SafetensorError) as e:
-        raise ValueError(f"cannot read the weights {file} ({type(e).__name__}: {e}); the file is missing or damaged") from None
+        raise ValueError(
+            f"cannot read the weights {file} ({type(e).__name__}: {e}); the file is missing or damaged"
+        ) from None
     if unexpected:
         raise RuntimeError(f"checkpoint {folder} has weights the model lacks: {unexpected[:5]}")
     tied = {n for n, p in model.named_parameters(remove_duplicate=False)} - {n for n, p in model.named_parameters()}
     if set(missing) - tied:
         raise RuntimeError(f"checkpoint {folder} lacks weights: {sorted(set(missing) - tied)[:5]}")
 
-# %% ../nbs/02_runfiles.ipynb #c028
+# %% ../nbs/02_runfiles.ipynb #c029
 def load_torch_state(
     path,  # a file written by `torch.save` holding only tensors, numbers, strings and containers
     map_location=None,  # passed to `torch.load`
@@ -323,7 +328,7 @@ def load_torch_state(
     except (RuntimeError, EOFError, OSError) as e:
         raise ValueError(f"cannot read {path} ({type(e).__name__}: {e}); the file is damaged") from None
 
-# %% ../nbs/02_runfiles.ipynb #c031
+# %% ../nbs/02_runfiles.ipynb #c032
 _STATS_RE = re.compile(r"^(train|val)@(checkpoint-(\d+))(?:\.blocks(\d+)-(\d+))?\.safetensors(\.partial)?$")
 
 

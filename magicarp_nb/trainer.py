@@ -296,7 +296,7 @@ def _resume(self: Trainer) -> Path | None:
         raise ValueError(f"no checkpoint of {self.run_dir} can be loaded: " + "; ".join(errors))
     return None
 
-
+# %% ../nbs/07_trainer.ipynb #c020
 @patch
 def _fit(self: Trainer, resume: bool) -> TrainState:
     ck = self._resume() if resume else None
@@ -350,7 +350,7 @@ def _fit(self: Trainer, resume: bool) -> TrainState:
     bar.close()
     return st
 
-# %% ../nbs/07_trainer.ipynb #c021
+# %% ../nbs/07_trainer.ipynb #c022
 @dataclass
 class TrainResult:
     "What a task's train function returns."
