@@ -18,7 +18,7 @@ from .runfiles import atomic_write
 
 # %% auto #0
 __all__ = ['MEASURES', 'save_figure', 'plot_training_log', 'final_rows', 'plot_nc_vs_loss', 'plot_seeds', 'correlations',
-           'plot_correlations']
+           'plot_correlations', 'experiment_figures']
 
 # %% ../nbs/30_figures.ipynb #c005
 def save_figure(fig, path) -> Path:
@@ -37,8 +37,9 @@ def plot_training_log(
     run_dir = Path(run_dir)
     log = pd.read_csv(run_dir / "log.csv")
     fig, ax = plt.subplots(figsize=(6, 3.2))
-    tr = log.dropna(subset=["train_loss"]) if "train_loss" in log else log.iloc[:0]
-    ax.plot(tr["step"], tr["train_loss"], label="train loss", lw=1)
+    if "train_loss" in log:  # a run shorter than one log window has evaluation rows only
+        tr = log.dropna(subset=["train_loss"])
+        ax.plot(tr["step"], tr["train_loss"], label="train loss", lw=1)
     if "eval_loss" in log:
         ev = log.dropna(subset=["eval_loss"])
         ax.plot(ev["step"], ev["eval_loss"], "o-", label="validation loss")
@@ -184,3 +185,24 @@ def plot_correlations(corr: pd.DataFrame, save=None, title: str = "correlation w
     if save:
         save_figure(fig, save)
     return fig
+
+# %% ../nbs/30_figures.ipynb #c021
+def experiment_figures(
+    experiment_dir,  # runs/<experiment>, with analysis.csv
+    arch: str = "",  # 'DxW' of the seeds figure (default: the architecture with most seeds)
+) -> list[Path]:
+    "Measures against validation loss, seeds of one architecture and correlations, into `<experiment_dir>/figures/`."
+    exp = Path(experiment_dir)
+    df, out = final_rows(pd.read_csv(exp / "analysis.csv")), exp / "figures"
+    plt.close(plot_nc_vs_loss(df, save=out / "nc_vs_loss.png"))
+    written = [out / "nc_vs_loss.png"]
+    depth, width = (int(x) for x in arch.split("x")) if arch else df.groupby(["depth", "width"]).size().idxmax()
+    if ((df["depth"] == depth) & (df["width"] == width)).sum() > 1:
+        written.append(out / f"seeds_{int(depth):02d}x{int(width):04d}.png")
+        plt.close(plot_seeds(df, int(depth), int(width), save=written[-1]))
+    corr = correlations(df)
+    atomic_write(out / "correlations.csv", corr.to_csv())
+    if len(corr):
+        written.append(out / "correlations.png")
+        plt.close(plot_correlations(corr, save=written[-1]))
+    return written

@@ -22,6 +22,7 @@ from .carp import carp_run_name, train_carp
 from .clm import clm_run_name, train_clm
 from .collect import collect_checkpoint
 from .config import apply_overrides, load_config
+from .figures import experiment_figures
 from .runfiles import checkpoint_step, list_checkpoints
 from .trainer import TrainResult
 
@@ -175,6 +176,7 @@ def analyze_stage(spec: dict) -> str:
         run_notebook("figures", spec["experiment_dir"], experiment_dir=spec["experiment_dir"])
     else:
         analyze(spec["experiment_dir"], progress=False)
+        experiment_figures(spec["experiment_dir"])
     return spec["experiment_dir"]
 
 
