@@ -188,7 +188,7 @@ def distributed_contrastive_step(
         average_gradients(params if params is not None else _parameters_of(encode_p, encode_r, loss_fn), group)
     return (loss.detach(), Pg.detach(), Rg.detach()) if return_embeddings else loss.detach()
 
-# %% ../nbs/12_gradcache.ipynb #c025
+# %% ../nbs/12_gradcache.ipynb #c027
 def _check_batch(n: int, vocab: int, device) -> dict:
     "A fixed batch of `n` random token-id sequences of lengths 4 to 15."
     g = torch.Generator().manual_seed(1234)
@@ -229,7 +229,10 @@ def check_distributed_step(
         distributed_contrastive_step(enc, enc, loss_fn, take(bp, idx), take(br, idx), microbatch_size, group)
         seconds = time.perf_counter() - start
         got = [p.grad if p.grad is not None else torch.zeros_like(p) for p in params]
-        flat_got, flat_ref = torch.cat([g.double().flatten() for g in got]), torch.cat([g.double().flatten() for g in ref])
+        flat_got, flat_ref = (
+            torch.cat([g.double().flatten() for g in got]),
+            torch.cat([g.double().flatten() for g in ref]),
+        )
         scale_diff = float((got[-1] - ref[-1]).abs() / ref[-1].abs())
         diff = max(float((flat_got - flat_ref).norm() / flat_ref.norm()), scale_diff)
         every = torch.stack(all_gather(torch.tensor([diff, seconds], device=device, dtype=torch.float64), group)).cpu()
@@ -242,7 +245,7 @@ def check_distributed_step(
             per_rank=[dict(rank=r, max_rel_diff=float(d), step_seconds=float(s)) for r, (d, s) in enumerate(every)],
         )
 
-# %% ../nbs/12_gradcache.ipynb #c029
+# %% ../nbs/12_gradcache.ipynb #c031
 def recompute_step(
     encode_p: Callable,  # as in `contrastive_step`
     encode_r: Callable,
