@@ -32,11 +32,11 @@ INSPECT = """async () => {
   const main = document.querySelector('main') || document.body;
   const prose = main.cloneNode(true);
   prose.querySelectorAll('pre, code, .jp-InputArea, mjx-container, script, style').forEach(e => e.remove());
-  const links = [...document.querySelectorAll('a[href]')].map(a => ({
-    href: a.getAttribute('href'), where: a.closest('.site-sidebar') ? 'sidebar' : a.closest('.site-toc') ? 'toc'
-      : a.closest('.site-prevnext') ? 'prev/next' : 'page'}));
-  const imgs = [...document.images].map(i => ({src: i.getAttribute('src').slice(0, 60), ok: i.complete && i.naturalWidth > 0,
-    alt: i.getAttribute('alt') || ''}));
+  const where = a => a.closest('.site-sidebar') ? 'sidebar' : a.closest('.site-toc') ? 'toc'
+    : a.closest('.site-prevnext') ? 'prev/next' : 'page';
+  const links = [...document.querySelectorAll('a[href]')].map(a => ({href: a.getAttribute('href'), where: where(a)}));
+  const imgs = [...document.images].map(i => ({src: i.getAttribute('src').slice(0, 60),
+    ok: i.complete && i.naturalWidth > 0, alt: i.getAttribute('alt') || ''}));
   return {prose: prose.innerText, all: main.innerText, links, imgs,
     ids: [...document.querySelectorAll('[id]')].map(e => e.id),
     stderr: document.querySelectorAll('[data-mime-type="application/vnd.jupyter.stderr"], .output_stderr').length,
@@ -76,83 +76,90 @@ def screenshot(page, path: Path, height: int):
     return out
 
 
+def page_problems(info) -> list[str]:
+    "What a reader would see as broken on one page: images, stderr blocks, no sidebar, raw artefacts."
+    bad = [f"image does not load: {i['src']}" for i in info["imgs"] if not i["ok"]]
+    bad += [f"image without alt text: {i['src']}" for i in info["imgs"] if not i["alt"].strip() or i["alt"] == NO_ALT]
+    if info["stderr"]:
+        bad.append(f"{info['stderr']} stderr block(s)")
+    if not info["sidebar"]:
+        bad.append("no sidebar")
+    for what, rx, where in ARTEFACTS:
+        text = info[where]
+        m = rx.search(text)
+        if m:
+            bad.append(f"{what}: …{text[max(0, m.start() - 40) : m.end() + 40]!r}…")
+    return bad
+
+
+def link_problems(path, info, seen) -> tuple[list[str], int, int]:
+    "Local links to a page or anchor that does not exist (external links are not followed offline)."
+    bad, n_local, n_external = [], 0, 0
+    for link in info["links"]:
+        u = urlparse(link["href"])
+        if u.scheme in ("http", "https", "mailto"):
+            n_external += 1
+            continue
+        n_local += 1
+        target = Path(unquote(u.path)).name if u.path else path.name
+        if target not in seen:
+            bad.append(f"{link['where']} link to a missing page: {link['href']}")
+        elif u.fragment and u.fragment not in seen[target] and unquote(u.fragment) not in seen[target]:
+            bad.append(f"{link['where']} link to a missing anchor: {link['href']}")
+    return bad, n_local, n_external
+
+
+def visit(pages, chromium, to_shoot, shot_dir):
+    "Open each page; its inspection and the errors the browser reported while loading it."
+    report, errors = [], []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=ARGS)
+        page = browser.new_page(viewport={"width": WIDTH, "height": 900})
+        page.on("console", lambda m: errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+        page.on("requestfailed", lambda r: errors.append(f"failed to load {r.url[:120]}: {r.failure}"))
+        for path in pages:
+            errors.clear()
+            page.goto(path.as_uri(), wait_until="load")
+            info = page.evaluate(INSPECT)
+            report.append((path, info, list(errors)))
+            if path in to_shoot:
+                screenshot(page, shot_dir / f"{path.stem}.png", info["height"])
+        browser.close()
+    return report
+
+
 def main(chromium: str, shots: bool) -> int:
     pages = sorted(p for p in DOCS.glob("*.html"))
     if not pages:
         sys.exit("docs-check: no pages in _docs/: run `make docs` first")
     if not Path(chromium).exists():
         sys.exit(f"docs-check: no browser at {chromium}: apt-get install -y chromium (Debian), or pass --chromium")
-    problems, seen, report = [], {}, []
     shot_dir = DOCS / "shots"
     if shots:
         shot_dir.mkdir(exist_ok=True)
         for old in shot_dir.glob("*.png"):
             old.unlink()
-    to_shoot = set(shot_pages()) if shots else set()
     t0 = time.time()
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium, args=ARGS)
-        page = browser.new_page(viewport={"width": WIDTH, "height": 900})
-        for path in pages:
-            errors = []
-            on_console = lambda m: errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None  # noqa: E731
-            on_error = lambda e: errors.append(f"page error: {e}")  # noqa: E731
-            on_fail = lambda r: errors.append(f"failed to load {r.url[:120]}: {r.failure}")  # noqa: E731
-            page.on("console", on_console)
-            page.on("pageerror", on_error)
-            page.on("requestfailed", on_fail)
-            page.goto(path.as_uri(), wait_until="load")
-            info = page.evaluate(INSPECT)
-            page.remove_listener("console", on_console)
-            page.remove_listener("pageerror", on_error)
-            page.remove_listener("requestfailed", on_fail)
-            seen[path.name] = set(info["ids"])
-            bad = list(errors)
-            bad += [f"image does not load: {i['src']}" for i in info["imgs"] if not i["ok"]]
-            bad += [
-                f"image without alt text: {i['src']}"
-                for i in info["imgs"]
-                if not i["alt"].strip() or i["alt"] == NO_ALT
-            ]
-            if info["stderr"]:
-                bad.append(f"{info['stderr']} stderr block(s)")
-            if not info["sidebar"]:
-                bad.append("no sidebar")
-            for what, rx, where in ARTEFACTS:
-                for m in rx.finditer(info["prose" if where == "prose" else "all"]):
-                    text = info["all" if where == "all" else "prose"]
-                    bad.append(f"{what}: …{text[max(0, m.start() - 40) : m.end() + 40]!r}…")
-                    break
-            report.append((path, info, bad))
-            if path in to_shoot:
-                screenshot(page, shot_dir / f"{path.stem}.png", info["height"])
-        browser.close()
-    n_links = n_external = 0
-    for path, info, bad in report:  # links, once every page's anchors are known
-        for link in info["links"]:
-            u = urlparse(link["href"])
-            if u.scheme in ("http", "https", "mailto"):
-                n_external += 1
-                continue
-            n_links += 1
-            target = Path(unquote(u.path)).name if u.path else path.name
-            if target not in seen:
-                bad.append(f"{link['where']} link to a missing page: {link['href']}")
-            elif u.fragment and u.fragment not in seen[target] and unquote(u.fragment) not in seen[target]:
-                bad.append(f"{link['where']} link to a missing anchor: {link['href']}")
+    report = visit(pages, chromium, set(shot_pages()) if shots else set(), shot_dir)
+    seen = {path.name: set(info["ids"]) for path, info, _ in report}
+    problems, n_local, n_external = [], 0, 0
+    for path, info, errors in report:
+        links, n, e = link_problems(path, info, seen)
+        n_local, n_external = n_local + n, n_external + e
+        bad = errors + page_problems(info) + links
         status = "ok  " if not bad else "FAIL"
         print(
             f"{status} {path.name:24} {len(info['links']):4} links {len(info['imgs']):3} images {info['maths']:4} maths"
         )
         problems += [f"{path.name}: {b}" for b in bad]
     print(
-        f"docs-check: {len(report)} pages, {n_links} local links checked ({n_external} external not followed), "
+        f"docs-check: {len(report)} pages, {n_local} local links checked ({n_external} external not followed), "
         f"{time.time() - t0:.1f}s in chromium"
     )
     if shots:
-        print(
-            f"docs-check: screenshots in {shot_dir.relative_to(ROOT)}/: {', '.join(sorted(p.name for p in shot_dir.glob('*.png')))}"
-        )
+        names = ", ".join(sorted(p.name for p in shot_dir.glob("*.png")))
+        print(f"docs-check: screenshots in {shot_dir.relative_to(ROOT)}/: {names}")
     for p in problems:
         print("  " + p)
     if problems:

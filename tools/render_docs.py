@@ -152,6 +152,27 @@ def _stderr_kind(text):
     return "other stderr"
 
 
+def clean_outputs(outputs, opts, stripped: Counter):
+    "Outputs without stderr, tracebacks and widgets (counted in `stripped`); images get the cell's `fig-alt`."
+    outs = []
+    for o in outputs:
+        if o.output_type == "stream" and o.name == "stderr":
+            stripped[_stderr_kind(o.text)] += 1
+        elif o.output_type == "error":
+            stripped["error (traceback)"] += 1
+        elif "application/vnd.jupyter.widget-view+json" in o.get("data", {}):
+            stripped["widget (notebook progress bar)"] += 1
+        else:
+            if o.output_type == "execute_result":
+                o.execution_count = None
+            if "fig-alt" in opts and "image/png" in o.get("data", {}):  # nbconvert ignores alt metadata
+                alt = html.escape(str(opts["fig-alt"]))
+                img = f'<img src="data:image/png;base64,{o.data["image/png"].strip()}" alt="{alt}">'
+                o = nbformat.v4.new_output("display_data", data={"text/html": img})
+            outs.append(o)
+    return outs
+
+
 def quarto_cells(nb, stripped: Counter):
     "Apply the cell directives Quarto would, and remove noise from outputs (counted in `stripped`)."
     cells = []
@@ -165,21 +186,7 @@ def quarto_cells(nb, stripped: Counter):
         opts, src = directives(c.source)
         if opts.get("hide") or opts.get("include") is False or "hide_input" in c.metadata.get("tags", []):
             continue
-        outs = []
-        for o in c.outputs:
-            if o.output_type == "stream" and o.name == "stderr":
-                stripped[_stderr_kind(o.text)] += 1
-            elif o.output_type == "error":
-                stripped["error (traceback)"] += 1
-            elif "application/vnd.jupyter.widget-view+json" in o.get("data", {}):
-                stripped["widget (notebook progress bar)"] += 1
-            else:
-                if o.output_type == "execute_result":
-                    o.execution_count = None
-                if "fig-alt" in opts and "image/png" in o.get("data", {}):  # nbconvert ignores alt metadata
-                    img = f'<img src="data:image/png;base64,{o.data["image/png"].strip()}" alt="{html.escape(str(opts["fig-alt"]))}">'
-                    o = nbformat.v4.new_output("display_data", data={"text/html": img})
-                outs.append(o)
+        outs = clean_outputs(c.outputs, opts, stripped)
         if opts.get("output") == "asis":
             for o in outs:
                 md = o.get("data", {}).get("text/markdown") or (o.text if o.output_type == "stream" else "")
@@ -262,7 +269,10 @@ def unlink_missing(pages):
 
     for p in pages:
         p["body"] = re.sub(
-            r'<a href="(([\w.-]+\.html)?#([^"]+))"[^>]*>(.*?)</a>', lambda m: fix(m, p["file"]), p["body"], flags=re.S
+            r'<a href="(([\w.-]+\.html)?#([^"]+))"[^>]*>(.*?)</a>',
+            lambda m, page=p["file"]: fix(m, page),
+            p["body"],
+            flags=re.S,
         )
     return n
 
