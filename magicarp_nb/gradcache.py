@@ -6,13 +6,21 @@
 from __future__ import annotations
 
 import contextlib
+import time
 from typing import Callable
 
 import torch
 from torch.utils.checkpoint import get_device_states, set_device_states
 
+from .distributed import average_gradients, default_backend, gather_sizes, gather_with_grad, process_group
+from .distributed import all_gather, rank_of, world_size_of
+from .config import EncoderConfig
+from .encoders import build_encoder
+from .objectives import InfoNCE
+
 # %% auto #0
-__all__ = ['batch_size_of', 'microbatch_indices', 'take', 'RngSnapshot', 'contrastive_step', 'recompute_step']
+__all__ = ['batch_size_of', 'microbatch_indices', 'take', 'RngSnapshot', 'encode_without_graph', 'backward_replayed',
+           'contrastive_step', 'distributed_contrastive_step', 'check_distributed_step', 'recompute_step']
 
 # %% ../nbs/12_gradcache.ipynb #c006
 def batch_size_of(batch: dict) -> int:
@@ -61,6 +69,39 @@ class RngSnapshot:
             yield
 
 # %% ../nbs/12_gradcache.ipynb #c009
+def encode_without_graph(
+    encode: Callable,  # dict of tensors -> (b, d) embeddings
+    batch: dict,  # the items to encode
+    microbatch_size: int,  # items per forward
+    sort_by_length: bool = True,  # group items of similar length into microbatches
+) -> tuple:
+    "GradCache's first pass: `(indices, chunks, snapshots, embeddings)`, the embeddings a leaf in batch order."
+    indices = microbatch_indices(batch, microbatch_size, sort_by_length)
+    chunks = [take(batch, idx) for idx in indices]
+    snaps, embs = [], []
+    with torch.no_grad():
+        for chunk in chunks:
+            snaps.append(RngSnapshot(chunk))
+            embs.append(encode(chunk))
+    # rows back in batch order, as a leaf: the loss' backward stops here and leaves dL/de in .grad
+    cat = torch.cat(embs)
+    emb = torch.empty_like(cat)
+    emb[torch.cat(indices).to(cat.device)] = cat
+    return indices, chunks, snaps, emb.requires_grad_()
+
+
+def backward_replayed(encode: Callable, indices: list, chunks: list, snaps: list, emb: torch.Tensor) -> None:
+    "GradCache's last pass: re-encode each microbatch under its RNG snapshot and backpropagate `emb.grad` into it."
+    if emb.grad is None:  # the loss does not depend on this side
+        return
+    for idx, chunk, snap in zip(indices, chunks, snaps):
+        with snap.replay():
+            e = encode(chunk)
+            if not e.requires_grad:  # a frozen tower: nothing to backpropagate into
+                break
+            e.backward(emb.grad[idx.to(emb.device)].to(e.dtype))
+
+
 def contrastive_step(
     encode_p: Callable,  # dict of tensors (a slice of batch_p along dim 0) -> (b, d) passage embeddings
     encode_r: Callable,  # the same for reviews
@@ -81,36 +122,130 @@ def contrastive_step(
         loss = loss_fn(P, R)
         (loss * scale).backward()
         return (loss.detach(), P.detach(), R.detach()) if return_embeddings else loss.detach()
-    sides = []
-    for encode, batch in ((encode_p, batch_p), (encode_r, batch_r)):
-        indices = microbatch_indices(batch, microbatch_size, sort_by_length)
-        chunks = [take(batch, idx) for idx in indices]
-        snaps, embs = [], []
-        with torch.no_grad():
-            for chunk in chunks:
-                snaps.append(RngSnapshot(chunk))
-                embs.append(encode(chunk))
-        # rows back in batch order, as a leaf: the loss' backward stops here and leaves dL/de in .grad
-        cat = torch.cat(embs)
-        emb = torch.empty_like(cat)
-        emb[torch.cat(indices).to(cat.device)] = cat
-        sides.append((encode, indices, chunks, snaps, emb.requires_grad_()))
+    sides = [
+        (encode, *encode_without_graph(encode, batch, microbatch_size, sort_by_length))
+        for encode, batch in ((encode_p, batch_p), (encode_r, batch_r))
+    ]
     loss = loss_fn(sides[0][-1], sides[1][-1])
     (loss * scale).backward()
-    for encode, indices, chunks, snaps, emb in sides:
-        if emb.grad is None:  # the loss does not depend on this side
-            continue
-        for idx, chunk, snap in zip(indices, chunks, snaps):
-            with snap.replay():
-                e = encode(chunk)
-                if not e.requires_grad:  # a frozen tower: nothing to backpropagate into
-                    break
-                e.backward(emb.grad[idx.to(emb.device)].to(e.dtype))
+    for side in sides:
+        backward_replayed(*side)
     if return_embeddings:
         return loss.detach(), sides[0][-1].detach(), sides[1][-1].detach()
     return loss.detach()
 
 # %% ../nbs/12_gradcache.ipynb #c019
+def _parameters_of(*fns) -> list:
+    "The parameters of the modules among `fns` (a module, or a bound method of one), each once."
+    seen, out = set(), []
+    for f in fns:
+        module = f if isinstance(f, torch.nn.Module) else getattr(f, "__self__", None)
+        if isinstance(module, torch.nn.Module):
+            for p in module.parameters():
+                if id(p) not in seen:
+                    seen.add(id(p)), out.append(p)
+    return out
+
+
+def distributed_contrastive_step(
+    encode_p: Callable,  # dict of tensors -> (b, d) passage embeddings (this rank's replica)
+    encode_r: Callable,  # the same for reviews
+    loss_fn: Callable,  # (P, R) of the GLOBAL batch -> scalar loss (a duplicate mask must be the global one)
+    batch_p: dict,  # this rank's shard of the passages
+    batch_r: dict,  # this rank's shard of the reviews
+    microbatch_size: int | None = None,  # items per encoder forward (None, or >= the shard: one plain pass)
+    group=None,  # a torch process group, a distributed.ThreadGroup, or None (default group, or one process)
+    scale: float = 1.0,  # multiplies every gradient (1 / batches accumulated)
+    sort_by_length: bool = True,  # group items of similar length into microbatches
+    return_embeddings: bool = False,  # also return the detached global (P, R)
+    average: bool = True,  # average the gradients over the ranks after the step (False: the caller does, once)
+    params=None,  # the parameters to average (None: those of encode_p, encode_r and loss_fn that are modules)
+):
+    """The loss of a global contrastive batch split over the ranks of `group`, leaving on every rank `scale` × the
+    one-process gradient of the global batch in `.grad`. Peak memory per rank: one microbatch of activations +
+    the global B×d embeddings and their gradients + the loss' B×B logits."""
+    sizes = [gather_sizes(batch_size_of(b), group) for b in (batch_p, batch_r)]
+    for side, ns in zip(("passages", "reviews"), sizes):
+        if min(ns) == 0:
+            raise ValueError(f"rank {ns.index(0)} has no {side}: every rank needs a non-empty shard")
+    local = max(sizes[0][rank_of(group)], sizes[1][rank_of(group)])
+    if microbatch_size is None or microbatch_size >= local:
+        P, R = encode_p(batch_p), encode_r(batch_r)
+        Pg, Rg = gather_with_grad(P, group, sizes[0]), gather_with_grad(R, group, sizes[1])
+        loss = loss_fn(Pg, Rg)
+        (loss * scale).backward()
+    else:
+        sides = [
+            (encode, *encode_without_graph(encode, batch, microbatch_size, sort_by_length))
+            for encode, batch in ((encode_p, batch_p), (encode_r, batch_r))
+        ]
+        Pg, Rg = (gather_with_grad(side[-1], group, ns) for side, ns in zip(sides, sizes))
+        loss = loss_fn(Pg, Rg)
+        (loss * scale).backward()
+        for side in sides:
+            backward_replayed(*side)
+    if average:
+        average_gradients(params if params is not None else _parameters_of(encode_p, encode_r, loss_fn), group)
+    return (loss.detach(), Pg.detach(), Rg.detach()) if return_embeddings else loss.detach()
+
+# %% ../nbs/12_gradcache.ipynb #c027
+def _check_batch(n: int, vocab: int, device) -> dict:
+    "A fixed batch of `n` random token-id sequences of lengths 4 to 15."
+    g = torch.Generator().manual_seed(1234)
+    ids = torch.randint(5, vocab, (n, 16), generator=g)
+    lengths = torch.randint(4, 16, (n,), generator=g)
+    mask = (torch.arange(16) < lengths[:, None]).long()
+    return {"input_ids": (ids * mask).to(device), "attention_mask": mask.to(device)}
+
+
+def check_distributed_step(
+    global_batch: int = 8,  # pairs in the global batch (split over the ranks)
+    microbatch_size: int = 2,  # items per encoder forward
+    backend: str | None = None,  # None: NCCL on GPUs, gloo on CPU
+    dtype: str = "float64",  # the tower's dtype (float64 keeps float32 rounding out of the comparison)
+) -> dict:
+    "Join torchrun's group; the largest relative gradient difference of the N-rank step vs the one-process step."
+    with process_group(backend) as group:
+        rank, n = rank_of(group), world_size_of(group)
+        on_gpu = (backend or default_backend()) == "nccl"
+        device = torch.device("cuda", torch.cuda.current_device()) if on_gpu else torch.device("cpu")
+        torch.manual_seed(0)
+        cfg = EncoderConfig(random_init=True, dropout=0.0, backbone_overrides=dict(
+            num_hidden_layers=1, hidden_size=32, num_attention_heads=2, intermediate_size=64))  # fmt: skip
+        enc = build_encoder(cfg)[0].to(device, getattr(torch, dtype))
+        obj = InfoNCE(temperature=0.1).to(device)
+        params = [*enc.parameters(), *obj.parameters()]
+        vocab = enc.backbone.config.vocab_size
+        bp, br = _check_batch(global_batch, vocab, device), _check_batch(global_batch + 1, vocab, device)
+        br = {k: v[1:] for k, v in br.items()}
+        mask = torch.eye(global_batch, dtype=torch.bool, device=device)
+        mask[0, -1] = mask[-1, 0] = True  # a duplicate pair between the first and the last rank
+        loss_fn = lambda P, R: obj(P, R, mask)  # noqa: E731
+        contrastive_step(enc, enc, loss_fn, bp, br, microbatch_size)
+        ref = [p.grad.clone() if p.grad is not None else torch.zeros_like(p) for p in params]
+        enc.zero_grad(set_to_none=True), obj.zero_grad(set_to_none=True)
+        idx = torch.arange(global_batch).tensor_split(n)[rank].to(device)
+        start = time.perf_counter()
+        distributed_contrastive_step(enc, enc, loss_fn, take(bp, idx), take(br, idx), microbatch_size, group)
+        seconds = time.perf_counter() - start
+        got = [p.grad if p.grad is not None else torch.zeros_like(p) for p in params]
+        flat_got, flat_ref = (
+            torch.cat([g.double().flatten() for g in got]),
+            torch.cat([g.double().flatten() for g in ref]),
+        )
+        scale_diff = float((got[-1] - ref[-1]).abs() / ref[-1].abs())
+        diff = max(float((flat_got - flat_ref).norm() / flat_ref.norm()), scale_diff)
+        every = torch.stack(all_gather(torch.tensor([diff, seconds], device=device, dtype=torch.float64), group)).cpu()
+        return dict(
+            rank=rank,
+            world_size=n,
+            backend=(backend or default_backend()) if n > 1 else "none",
+            max_rel_diff=diff,
+            step_seconds=seconds,
+            per_rank=[dict(rank=r, max_rel_diff=float(d), step_seconds=float(s)) for r, (d, s) in enumerate(every)],
+        )
+
+# %% ../nbs/12_gradcache.ipynb #c031
 def recompute_step(
     encode_p: Callable,  # as in `contrastive_step`
     encode_r: Callable,

@@ -127,9 +127,12 @@ def contrastive_accuracy(
     "`p2r_top{k}` and `r2p_top{k}` for each k, and `accuracy`, the mean of the two top-1s."
     logits = masked_logits(logits.detach().float(), mask)
     diag = logits.diagonal()
-    # rank of the correct entry = 1 + number of competitors strictly above it
-    rank_p2r = 1 + (logits > diag[:, None]).sum(1)
-    rank_r2p = 1 + (logits > diag[None, :]).sum(0)
+    # rank of the correct entry = the number of entries not strictly below it (itself included; a tie or a
+    # NaN competitor ranks above it, and a NaN correct entry ranks last)
+    rank_p2r = (~(logits < diag[:, None])).sum(1)
+    rank_r2p = (~(logits < diag[None, :])).sum(0)
+    rank_p2r = torch.where(diag.isnan(), logits.shape[1] + 1, rank_p2r)
+    rank_r2p = torch.where(diag.isnan(), logits.shape[0] + 1, rank_r2p)
     out = {}
     for k in ks:
         out[f"p2r_top{k}"] = float((rank_p2r <= k).float().mean())
