@@ -51,6 +51,7 @@ ARTEFACTS = [  # (what, pattern, where: prose = text outside code blocks, all = 
     ("raw display maths", re.compile(r"\$\$"), "prose"),
     ("raw inline maths", re.compile(r"(?<![\w$])\$[^$\s][^$\n]*?\$(?![\w$])"), "prose"),
     ("input prompt", re.compile(r"In \[\d*\]"), "all"),
+    ("escaped pipe", re.compile(r"\\\|"), "all"),
 ]
 
 

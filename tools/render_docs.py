@@ -302,6 +302,8 @@ def render_html():
         style = "\n".join(re.findall(r"<style[^>]*>.*?</style>", full.split("</head>")[0], flags=re.S))
         body = re.search(r"<body[^>]*>(.*)</body>", full, flags=re.S).group(1)
         body = anchors(re.sub(r"<script[^>]*>.*?</script>", "", body, flags=re.S))
+        # a `|` escaped inside a table's code span (`<\|endoftext\|>`) keeps its backslash in nbconvert's markdown
+        body = re.sub(r"<code>[^<]*</code>", lambda m: m.group(0).replace("\\|", "|"), body)
         part = next((p for p, f in PARTS if f(src.stem)), "")
         pages.append(
             dict(
