@@ -362,6 +362,8 @@ class CLMConfig:
     model: CLMModelConfig = opt(CLMModelConfig(), "architecture")
     data: TextDataConfig = opt(TextDataConfig(), "corpus, tokenizer and packing")
     train: TrainConfig = opt(TrainConfig(), "optimisation")
+    simctg_weight: float = opt(0.0, "weight of SimCTG's token contrastive loss added to the LM loss (0: off)")
+    simctg_margin: float = opt(0.5, "SimCTG's margin between a token's self-similarity and its similarity to others")
 
 # %% ../nbs/00_config.ipynb #c028
 @dataclass
@@ -384,6 +386,11 @@ class EncoderConfig:
     )
     proj_dim: Optional[int] = opt(None, "embedding size after the projection (None: the backbone's hidden size)")
     normalize: bool = opt(True, "L2-normalise the embeddings")
+    tokens: bool = opt(
+        False,
+        "return per-token projected features (B, L, d), each normalised, zero at padding (FILIP) "
+        "instead of one pooled vector per text",
+    )
     max_length: Optional[int] = opt(128, "truncate every text to this many tokens (None: the model's context length)")
     shared: bool = opt(True, "one tower encodes passages and reviews (False: two towers, as magiCARP)")
     chunk_size: Optional[int] = opt(
@@ -396,10 +403,21 @@ class ObjectiveConfig:
     "The contrastive objective and its logit scale."
 
     name: str = opt("infonce", "objective from objectives.OBJECTIVES")
-    temperature: float = opt(0.07, "initial temperature: the logit scale starts at 1 / temperature")
+    temperature: Optional[float] = opt(
+        None,
+        "initial temperature: the logit scale starts at 1 / temperature (None: the objective's own, "
+        "InfoNCE and FILIP 0.07, CLOOB 1/30)",
+    )
     learn_scale: bool = opt(True, "learn the logit scale (else it stays at 1 / temperature)")
     min_scale: float = opt(0.01, "lower clamp of the logit scale (magiCARP: 1/100)")
     max_scale: float = opt(100.0, "upper clamp of the logit scale (CLIP and magiCARP: 100)")
+    hopfield_beta: float = opt(14.3, "CLOOB: inverse temperature of the Hopfield retrieval over the batch")
+    vicreg_weights: tuple[float, float, float] = opt(
+        (25.0, 25.0, 1.0), "VICReg: weights of the invariance, variance and covariance terms (Bardes et al.)"
+    )
+    vicreg_scale: float = opt(0.04, "infonce+vicreg: weight of the VICReg regulariser added to InfoNCE")
+    momentum: float = opt(0.995, "momentum objectives: EMA decay of the momentum towers (ALBEF: 0.995)")
+    distill_alpha: float = opt(0.4, "momentum objectives: weight of the EMA soft targets against one-hot (ALBEF: 0.4)")
 
 # %% ../nbs/00_config.ipynb #c030
 @dataclass

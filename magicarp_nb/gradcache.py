@@ -110,7 +110,7 @@ def contrastive_step(
         return loss.detach(), sides[0][-1].detach(), sides[1][-1].detach()
     return loss.detach()
 
-# %% ../nbs/12_gradcache.ipynb #c019
+# %% ../nbs/12_gradcache.ipynb #c021
 def recompute_step(
     encode_p: Callable,  # as in `contrastive_step`
     encode_r: Callable,
