@@ -27,7 +27,7 @@ from magicarp_nb.objectives import late_interaction_logits, token_mask
 from magicarp_nb.retrieval import encode_ids
 from magicarp_nb.runtime import seed_everything
 
-OBJECTIVES = ["infonce", "cloob", "vicreg", "infonce+vicreg", "filip"]
+OBJECTIVES = ["infonce", "cloob", "vicreg", "infonce+vicreg", "filip", "momentum"]
 
 
 def ranks(scores: torch.Tensor, same: torch.Tensor) -> torch.Tensor:
@@ -76,7 +76,7 @@ def scores_to_row(p2r: torch.Tensor, r2p: torch.Tensor, val: TokenizedPairs) -> 
 def run(name: str, args, splits) -> dict:
     tokens = name == "filip"
     overrides = [
-        f"objective.name={name}",
+        f"objective.name={'infonce' if name == 'zero-shot' else name}",
         f"encoder.max_length={args.max_length}",
         f"encoder.normalize={'false' if 'vicreg' in name else 'true'}",
         f"encoder.tokens={'true' if tokens else 'false'}",
@@ -114,11 +114,11 @@ def run(name: str, args, splits) -> dict:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--steps", type=int, default=40, help="optimizer steps per objective")
-    ap.add_argument("--batch-size", type=int, default=32, help="pairs per step")
-    ap.add_argument("--pairs", type=int, default=1280, help="training pairs")
+    ap.add_argument("--steps", type=int, default=20, help="optimizer steps per objective")
+    ap.add_argument("--batch-size", type=int, default=16, help="pairs per step")
+    ap.add_argument("--pairs", type=int, default=320, help="training pairs")
     ap.add_argument("--val-pairs", type=int, default=256, help="held-out pairs")
-    ap.add_argument("--max-length", type=int, default=64, help="tokens per text")
+    ap.add_argument("--max-length", type=int, default=48, help="tokens per text")
     ap.add_argument("--lr", type=float, default=2e-5, help="peak learning rate")
     ap.add_argument("--microbatch", type=int, default=None, help="pairs per encoder forward (None: whole batch)")
     ap.add_argument("--objectives", default=",".join(OBJECTIVES), help="comma-separated objective names")
