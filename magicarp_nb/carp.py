@@ -5,6 +5,7 @@
 # %% ../nbs/14_carp.ipynb #c003
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import time
@@ -33,10 +34,24 @@ class CarpModel(nn.Module):
     def __init__(self, passage_encoder: nn.Module, review_encoder: nn.Module, objective: nn.Module):
         super().__init__()
         self.passage_encoder, self.review_encoder, self.objective = passage_encoder, review_encoder, objective
+        if getattr(objective, "momentum", None) is not None:  # EMA towers for momentum distillation, no gradient
+            self.momentum_passage = copy.deepcopy(passage_encoder).requires_grad_(False)
+            self.momentum_review = self.momentum_passage if self.shared else copy.deepcopy(review_encoder)
+            self.momentum_review.requires_grad_(False)
 
     @property
     def shared(self) -> bool:
         return self.passage_encoder is self.review_encoder
+
+    @torch.no_grad()
+    def update_momentum(self) -> None:
+        "Move the EMA towers toward the towers: `ema = momentum × ema + (1 − momentum) × online` (after each step)."
+        m = self.objective.momentum
+        pairs = [(self.passage_encoder, self.momentum_passage)]
+        pairs += [] if self.shared else [(self.review_encoder, self.momentum_review)]
+        for online, ema in pairs:
+            for p, q in zip(online.parameters(), ema.parameters()):
+                q.mul_(m).add_(p.detach(), alpha=1 - m)
 
     def encode_passages(self, batch: dict) -> torch.Tensor:
         return self.passage_encoder(batch)
@@ -75,10 +90,15 @@ def carp_step(
 
     def step(batch: dict, scale: float) -> dict:
         mask = batch.get("duplicates")
+        loss_fn = lambda P, R: objective_loss(model.objective, P, R, mask)  # noqa: E731
+        if hasattr(model, "momentum_passage"):  # the EMA towers' embeddings of the batch: the soft targets
+            with torch.no_grad():
+                P_m, R_m = model.momentum_passage(batch["passage"]), model.momentum_review(batch["review"])
+            loss_fn = lambda P, R: model.objective(P, R, mask, P_m, R_m)  # noqa: E731
         loss, P, R = contrastive_step(
             model.encode_passages,
             model.encode_reviews,
-            lambda P, R: objective_loss(model.objective, P, R, mask),
+            loss_fn,
             batch["passage"],
             batch["review"],
             microbatch_size,
@@ -149,6 +169,8 @@ def train_carp(
     )
     if hasattr(model.objective, "clamp_"):
         trainer.optimizer.register_step_post_hook(lambda *_: model.objective.clamp_())
+    if hasattr(model, "momentum_passage"):
+        trainer.optimizer.register_step_post_hook(lambda *_: model.update_momentum())
     state = trainer.fit(resume=resume)
     at_start = [row for row in state.history if "eval_loss" in row and row["step"] == 0]  # train.eval_at_start
     initial = {f"initial_{k}": v for k, v in at_start[0].items() if k.startswith("eval_")} if at_start else {}

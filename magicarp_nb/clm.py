@@ -16,6 +16,7 @@ from transformers import AutoModelForCausalLM, GPTNeoConfig, GPTNeoForCausalLM
 
 from .config import CLMConfig, CLMModelConfig, config_yaml, load_config
 from .data import load_tokenizer, prepare_text_blocks, unigram_cross_entropy, unigram_entropy
+from .objectives import simctg_loss
 from .runfiles import arch_name, has_checkpoints, start_run
 from .runtime import quiet_transformers, seed_everything
 from .trainer import Trainer, TrainResult
@@ -79,13 +80,24 @@ def evaluate_clm(
     return {"eval_loss": loss, "eval_accuracy": hits / n, "perplexity": math.exp(min(loss, 700))}
 
 # %% ../nbs/20_clm.ipynb #c012
-def clm_step(model):
-    "The train step of a causal LM: forward with labels, backward of the scaled loss."
+def clm_step(
+    model,  # a causal LM taking `labels`
+    simctg_weight: float = 0.0,  # weight of SimCTG's token contrastive loss (0: the plain LM step)
+    simctg_margin: float = 0.5,  # SimCTG's margin
+):
+    "The train step of a causal LM: forward with labels (plus SimCTG's loss if weighted), backward of the scaled loss."
 
     def step(batch, scale):
-        out = model(input_ids=batch.long(), labels=batch.long())
-        (out.loss * scale).backward()
-        return {"loss": out.loss.detach()}
+        ids = batch.long()
+        if not simctg_weight:
+            out = model(input_ids=ids, labels=ids)
+            (out.loss * scale).backward()
+            return {"loss": out.loss.detach()}
+        out = model(input_ids=ids, labels=ids, output_hidden_states=True)
+        # packed blocks have no padding: every position is a real token
+        contrastive = simctg_loss(out.hidden_states[-1], torch.ones_like(ids, dtype=torch.bool), simctg_margin)
+        ((out.loss + simctg_weight * contrastive) * scale).backward()
+        return {"loss": out.loss.detach(), "simctg_loss": contrastive.detach()}
 
     return step
 
@@ -120,7 +132,7 @@ def train_clm(
 
     trainer = Trainer(
         model,
-        clm_step(model),
+        clm_step(model, cfg.simctg_weight, cfg.simctg_margin),
         len(train),
         lambda idx: train[idx],
         cfg.train,
@@ -141,7 +153,7 @@ def train_clm(
     }
     return TrainResult(run_dir, state.metrics, info, time.time() - t0, trainer)
 
-# %% ../nbs/20_clm.ipynb #c014
+# %% ../nbs/20_clm.ipynb #c016
 def load_clm(checkpoint) -> tuple:
     "`(model, tokenizer)` from a checkpoint folder (any Hugging Face causal LM saved with its tokenizer)."
     checkpoint = Path(checkpoint)

@@ -404,6 +404,8 @@ class CLMConfig:
     model: CLMModelConfig = opt(CLMModelConfig(), "architecture")
     data: TextDataConfig = opt(TextDataConfig(), "corpus, tokenizer and packing")
     train: TrainConfig = opt(TrainConfig(), "optimisation")
+    simctg_weight: float = opt(0.0, "weight of SimCTG's token contrastive loss added to the LM loss (0: off)", ge=0)
+    simctg_margin: float = opt(0.5, "SimCTG's margin between a token's self-similarity and its similarity to others", gt=0)
 
 # %% ../nbs/00_config.ipynb #c028
 @dataclass
@@ -428,6 +430,11 @@ class EncoderConfig:
     )
     proj_dim: Optional[int] = opt(None, "embedding size after the projection (None: the backbone's hidden size)", ge=1)
     normalize: bool = opt(True, "L2-normalise the embeddings")
+    tokens: bool = opt(
+        False,
+        "return per-token projected features (B, L, d), each normalised, zero at padding (FILIP) "
+        "instead of one pooled vector per text",
+    )
     max_length: Optional[int] = opt(
         128, "truncate every text to this many tokens (None: the model's context length)", ge=1
     )
@@ -444,10 +451,24 @@ class ObjectiveConfig:
     "The contrastive objective and its logit scale."
 
     name: str = opt("infonce", "objective from objectives.OBJECTIVES")
-    temperature: float = opt(0.07, "initial temperature: the logit scale starts at 1 / temperature", gt=0)
+    temperature: Optional[float] = opt(
+        None,
+        "initial temperature: the logit scale starts at 1 / temperature (None: the objective's own, "
+        "InfoNCE and FILIP 0.07, CLOOB 1/30)",
+        gt=0,
+    )
     learn_scale: bool = opt(True, "learn the logit scale (else it stays at 1 / temperature)")
     min_scale: float = opt(0.01, "lower clamp of the logit scale (magiCARP: 1/100)", gt=0)
     max_scale: float = opt(100.0, "upper clamp of the logit scale (CLIP and magiCARP: 100)", gt=0)
+    hopfield_beta: float = opt(14.3, "CLOOB: inverse temperature of the Hopfield retrieval over the batch", gt=0)
+    vicreg_weights: tuple[float, float, float] = opt(
+        (25.0, 25.0, 1.0), "VICReg: weights of the invariance, variance and covariance terms (Bardes et al.)", ge=0
+    )
+    vicreg_scale: float = opt(0.04, "infonce+vicreg: weight of the VICReg regulariser added to InfoNCE", ge=0)
+    momentum: float = opt(0.995, "momentum objectives: EMA decay of the momentum towers (ALBEF: 0.995)", ge=0, lt=1)
+    distill_alpha: float = opt(
+        0.4, "momentum objectives: weight of the EMA soft targets against one-hot (ALBEF: 0.4)", ge=0, le=1
+    )
 
 # %% ../nbs/00_config.ipynb #c030
 @dataclass

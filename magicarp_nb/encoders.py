@@ -180,6 +180,7 @@ class TextEncoder(nn.Module):
         projection: nn.Module | None = None,  # after pooling (None: identity)
         normalize: bool = True,  # L2-normalise the output
         chunk_size: int | None = None,  # texts per backbone call, grouped by length (None: all in one call)
+        tokens: bool = False,  # per-token projected features (b, L, d), each L2-normalised, zero at padding
     ):
         super().__init__()
         if pooling not in POOLINGS:
@@ -188,12 +189,26 @@ class TextEncoder(nn.Module):
             raise ValueError(f"chunk_size must be at least 1 or None, got {chunk_size}")
         self.backbone, self.pooling, self.normalize, self.chunk_size = backbone, pooling, normalize, chunk_size
         self.projection = projection if projection is not None else nn.Identity()
+        self.tokens = tokens
 
     def _encode(self, batch: dict) -> torch.Tensor:
+        if self.tokens:
+            return self.encode_tokens(batch)[0]
         batch = trim_padding(batch)
         hidden = self.backbone(**batch).last_hidden_state
         emb = self.projection(POOLINGS[self.pooling](hidden, batch["attention_mask"]))
         return F.normalize(emb, dim=-1) if self.normalize else emb
+
+    def encode_tokens(self, batch: dict) -> tuple:
+        "`(features, mask)`: (b, L, d) projected token states, each L2-normalised, zero at padding; (b, L) bool."
+        width = batch["attention_mask"].shape[1]
+        trimmed = trim_padding(batch)
+        mask = trimmed["attention_mask"].bool()
+        feats = F.normalize(self.projection(self.backbone(**trimmed).last_hidden_state), dim=-1)
+        feats = feats * mask.unsqueeze(-1).to(feats.dtype)
+        # padded back to the input's width so that microbatches of one batch concatenate
+        pad = width - feats.shape[1]
+        return F.pad(feats, (0, 0, 0, pad)), F.pad(mask, (0, pad))
 
     def forward(self, batch: dict) -> torch.Tensor:
         n = len(batch["attention_mask"])
@@ -221,4 +236,5 @@ def build_encoder(
     ctx = context_length(model, tok)
     if cfg.max_length is not None and cfg.max_length > ctx:
         raise ValueError(f"encoder.max_length={cfg.max_length} exceeds the backbone's context of {ctx} tokens")
-    return TextEncoder(model, cfg.pooling, proj, cfg.normalize, cfg.chunk_size), tok, cfg.max_length or ctx
+    enc = TextEncoder(model, cfg.pooling, proj, cfg.normalize, cfg.chunk_size, cfg.tokens)
+    return enc, tok, cfg.max_length or ctx

@@ -245,7 +245,7 @@ def check_distributed_step(
             per_rank=[dict(rank=r, max_rel_diff=float(d), step_seconds=float(s)) for r, (d, s) in enumerate(every)],
         )
 
-# %% ../nbs/12_gradcache.ipynb #c031
+# %% ../nbs/12_gradcache.ipynb #c033
 def recompute_step(
     encode_p: Callable,  # as in `contrastive_step`
     encode_r: Callable,

@@ -18,7 +18,8 @@ from .config import ObjectiveConfig, registrar
 
 # %% auto #0
 __all__ = ['OBJECTIVES', 'register_objective', 'masked_logits', 'InfoNCE', 'make_objective', 'objective_loss', 'objective_logits',
-           'contrastive_accuracy']
+           'contrastive_accuracy', 'hopfield_retrieve', 'info_loob', 'CLOOB', 'vicreg_loss', 'VICReg', 'InfoNCEVICReg',
+           'late_interaction_logits', 'token_mask', 'FILIP', 'simctg_loss', 'soft_target_loss', 'MomentumDistill']
 
 # %% ../nbs/11_objectives.ipynb #c005
 OBJECTIVES: dict[str, Callable[..., nn.Module]] = {}
@@ -80,7 +81,10 @@ def make_objective(cfg: ObjectiveConfig) -> Callable:
     if cfg.name not in OBJECTIVES:
         raise KeyError(f"unknown objective '{cfg.name}'; registered: {', '.join(sorted(OBJECTIVES))}")
     factory = OBJECTIVES[cfg.name]
-    fields = {k: getattr(cfg, k) for k in ("temperature", "learn_scale", "min_scale", "max_scale")}
+    names = ("temperature", "learn_scale", "min_scale", "max_scale", "hopfield_beta", "vicreg_weights")
+    names += ("vicreg_scale", "momentum", "distill_alpha")
+    # a field left at None (the temperature) lets each objective use its own default
+    fields = {k: getattr(cfg, k) for k in names if getattr(cfg, k) is not None}
     params = inspect.signature(factory).parameters
     if not any(p.kind is p.VAR_KEYWORD for p in params.values()):
         fields = {k: v for k, v in fields.items() if k in params}
@@ -139,3 +143,202 @@ def contrastive_accuracy(
         out[f"r2p_top{k}"] = float((rank_r2p <= k).float().mean())
     out["accuracy"] = (float((rank_p2r == 1).float().mean()) + float((rank_r2p == 1).float().mean())) / 2
     return out
+
+# %% ../nbs/11_objectives.ipynb #c021
+def hopfield_retrieve(
+    states: torch.Tensor,  # (B, d) state patterns (queries)
+    stored: torch.Tensor,  # (N, d) stored patterns (the memory)
+    beta: float,  # inverse temperature of the retrieval
+) -> torch.Tensor:
+    "One update of a modern Hopfield network: each state's softmax-weighted mix of the stored patterns, L2-normalised."
+    return F.normalize(torch.softmax(beta * states @ stored.T, dim=-1) @ stored, dim=-1)
+
+
+def info_loob(
+    U: torch.Tensor,  # (B, d) anchors
+    V: torch.Tensor,  # (B, d) candidates; V[i] is the positive of U[i]
+    inv_tau: torch.Tensor,  # inverse temperature
+    mask: torch.Tensor | None = None,  # (B, B) True where j is not a negative of i
+) -> torch.Tensor:
+    "InfoLOOB times τ: the positive's logit against the log-sum-exp of the negatives only, averaged over anchors."
+    logits = U @ V.T * inv_tau
+    eye = torch.eye(len(U), dtype=torch.bool, device=U.device)
+    negatives = masked_logits(logits, eye if mask is None else eye | mask)
+    return (torch.logsumexp(negatives, dim=1) - logits.diagonal()).mean() / inv_tau
+
+
+@register_objective("cloob")
+class CLOOB(InfoNCE):
+    "CLOOB: Hopfield retrieval within the batch for both modalities, then InfoLOOB summed over both sides."
+
+    def __init__(
+        self,
+        temperature: float = 1 / 30,  # τ; the inverse temperature 1/τ is the (clamped) logit scale
+        learn_scale: bool = True,  # a trainable 1/τ (else fixed)
+        min_scale: float = 0.01,  # lower bound of 1/τ
+        max_scale: float = 100.0,  # upper bound of 1/τ
+        hopfield_beta: float = 14.3,  # β of the retrieval
+    ):
+        super().__init__(temperature, learn_scale, min_scale, max_scale)
+        self.hopfield_beta = hopfield_beta
+
+    def forward(self, P: torch.Tensor, R: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        x, y = F.normalize(P.float(), dim=-1), F.normalize(R.float(), dim=-1)
+        b = self.hopfield_beta
+        u_p, u_r = hopfield_retrieve(x, x, b), hopfield_retrieve(y, x, b)  # retrieved from the passage memory
+        v_p, v_r = hopfield_retrieve(x, y, b), hopfield_retrieve(y, y, b)  # retrieved from the review memory
+        tmask = None if mask is None else mask.T
+        return info_loob(u_p, u_r, self.scale, mask) + info_loob(v_r, v_p, self.scale, tmask)
+
+# %% ../nbs/11_objectives.ipynb #c027
+def vicreg_loss(
+    P: torch.Tensor,  # (B, d) passage projections (not normalised)
+    R: torch.Tensor,  # (B, d) review projections
+    weights: tuple = (25.0, 25.0, 1.0),  # invariance, variance, covariance
+) -> torch.Tensor:
+    "VICReg: weighted invariance MSE, variance hinge (mean of the towers) and off-diagonal covariance (sum)."
+    if len(P) < 2:
+        raise ValueError("VICReg needs at least 2 pairs in a batch (it estimates variances over the batch)")
+    x, y = P.float(), R.float()
+    invariance = F.mse_loss(x, y)
+    x, y = x - x.mean(0), y - y.mean(0)
+    variance = sum(F.relu(1 - torch.sqrt(z.var(0) + 1e-4)).mean() for z in (x, y)) / 2
+    d = x.shape[1]
+    off = ~torch.eye(d, dtype=torch.bool, device=x.device)
+    covariance = sum(((z.T @ z) / (len(z) - 1))[off].pow(2).sum() / d for z in (x, y))
+    return weights[0] * invariance + weights[1] * variance + weights[2] * covariance
+
+
+@register_objective("vicreg")
+class VICReg(nn.Module):
+    "VICReg on the two towers' projections: pair i's passage and review are the two views."
+
+    def __init__(self, vicreg_weights: tuple = (25.0, 25.0, 1.0)):  # invariance, variance, covariance
+        super().__init__()
+        self.weights = tuple(vicreg_weights)
+
+    def forward(self, P: torch.Tensor, R: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        return vicreg_loss(P, R, self.weights)
+
+
+@register_objective("infonce+vicreg")
+class InfoNCEVICReg(InfoNCE):
+    "InfoNCE plus `vicreg_scale` × VICReg on the unnormalised embeddings."
+
+    def __init__(
+        self,
+        temperature=0.07,
+        learn_scale=True,
+        min_scale=0.01,
+        max_scale=100.0,
+        vicreg_weights: tuple = (25.0, 25.0, 1.0),  # invariance, variance, covariance
+        vicreg_scale: float = 0.04,
+    ):  # weight of the regulariser
+        super().__init__(temperature, learn_scale, min_scale, max_scale)
+        self.weights, self.vicreg_scale = tuple(vicreg_weights), vicreg_scale
+
+    def forward(self, P: torch.Tensor, R: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        return super().forward(P, R, mask) + self.vicreg_scale * vicreg_loss(P, R, self.weights)
+
+# %% ../nbs/11_objectives.ipynb #c031
+def late_interaction_logits(
+    P_tok: torch.Tensor,  # (B, Lp, d) passage token features, L2-normalised per token
+    P_mask: torch.Tensor,  # (B, Lp) True at real tokens
+    R_tok: torch.Tensor,  # (B', Lr, d) review token features
+    R_mask: torch.Tensor,  # (B', Lr) True at real tokens
+    chunk_size: int = 16,  # passages per block of the similarity tensor
+) -> tuple:
+    "`(p2r, r2p)`: (B, B') and (B', B) mean over the query's real tokens of the max cosine over the key's real tokens."
+    P_mask, R_mask = P_mask.bool(), R_mask.bool()
+    p_len, r_len = P_mask.sum(1).clamp(min=1), R_mask.sum(1).clamp(min=1)
+    p2r, r2p = [], []
+    for s in range(0, len(P_tok), chunk_size):
+        pt, pm = P_tok[s : s + chunk_size], P_mask[s : s + chunk_size]
+        sim = torch.einsum("iad,jbd->ijab", pt, R_tok)  # (c, B', Lp, Lr)
+        best_r = sim.masked_fill(~R_mask[None, :, None, :], float("-inf")).amax(-1)  # over j's tokens
+        p2r.append(torch.where(pm[:, None, :], best_r, 0).sum(-1) / p_len[s : s + chunk_size, None])
+        best_p = sim.masked_fill(~pm[:, None, :, None], float("-inf")).amax(-2)  # over i's tokens
+        r2p.append(torch.where(R_mask[None], best_p, 0).sum(-1) / r_len[None])
+    return torch.cat(p2r), torch.cat(r2p).T
+
+
+def token_mask(features: torch.Tensor) -> torch.Tensor:
+    "(B, L) True where a token feature is non-zero: the padding of `encode_tokens` is exactly zero."
+    return features.abs().sum(-1) > 0
+
+
+@register_objective("filip")
+class FILIP(InfoNCE):
+    "Symmetric InfoNCE over FILIP's late-interaction similarities of token features, with InfoNCE's logit scale."
+
+    def logits(self, P: torch.Tensor, R: torch.Tensor) -> torch.Tensor:
+        "(B, B) scaled passage→review late-interaction scores."
+        P, R = F.normalize(P.float(), dim=-1), F.normalize(R.float(), dim=-1)
+        return late_interaction_logits(P, token_mask(P), R, token_mask(R))[0] * self.scale
+
+    def forward(self, P: torch.Tensor, R: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        if P.ndim != 3 or R.ndim != 3:
+            raise ValueError(f"filip needs token features (B, L, d) (encoder.tokens=true), got {tuple(P.shape)}")
+        P, R = F.normalize(P.float(), dim=-1), F.normalize(R.float(), dim=-1)
+        p2r, r2p = late_interaction_logits(P, token_mask(P), R, token_mask(R))
+        p2r = masked_logits(p2r * self.scale, mask)
+        r2p = masked_logits(r2p * self.scale, None if mask is None else mask.T)
+        labels = torch.arange(len(p2r), device=p2r.device)
+        return (F.cross_entropy(p2r, labels) + F.cross_entropy(r2p, labels)) / 2
+
+# %% ../nbs/11_objectives.ipynb #c035
+def simctg_loss(
+    hidden: torch.Tensor,  # (B, L, D) token representations (the LM's last hidden states)
+    mask: torch.Tensor,  # (B, L) True at real tokens
+    margin: float = 0.5,  # ρ
+) -> torch.Tensor:
+    "SimCTG's token contrastive loss: the margin hinge over real pairs i ≠ j of each sequence, averaged over pairs."
+    h = F.normalize(hidden.float(), dim=-1)
+    cos = h @ h.transpose(1, 2)  # (B, L, L)
+    hinge = F.relu(margin - cos.diagonal(dim1=1, dim2=2).unsqueeze(-1) + cos)
+    m = mask.bool()
+    eye = torch.eye(m.shape[1], dtype=torch.bool, device=m.device)
+    pairs = m[:, :, None] & m[:, None, :] & ~eye
+    return (hinge * pairs).sum() / pairs.sum().clamp(min=1)
+
+# %% ../nbs/11_objectives.ipynb #c039
+def soft_target_loss(
+    logits: torch.Tensor,  # (B, B) student logits, masked entries at -inf
+    teacher: torch.Tensor,  # (B, B) teacher logits with the same mask
+    alpha: float,  # weight of the teacher's softmax against one-hot
+) -> torch.Tensor:
+    "Cross-entropy of each row against `alpha` × softmax(teacher row) + (1 − alpha) × one-hot, averaged over rows."
+    targets = alpha * torch.softmax(teacher, dim=1) + (1 - alpha) * torch.eye(len(logits), device=logits.device)
+    logp = torch.log_softmax(logits, dim=1).masked_fill(targets == 0, 0)  # 0 · (−inf) is 0, not nan
+    return -(logp * targets).sum(1).mean()
+
+
+@register_objective("momentum")
+class MomentumDistill(InfoNCE):
+    "InfoNCE against targets mixed from one-hot and the EMA towers' similarities (ALBEF's momentum distillation)."
+
+    def __init__(
+        self,
+        temperature=0.07,
+        learn_scale=True,
+        min_scale=0.01,
+        max_scale=100.0,
+        momentum: float = 0.995,  # EMA decay of the momentum towers
+        distill_alpha: float = 0.4,
+    ):  # weight of the soft targets
+        super().__init__(temperature, learn_scale, min_scale, max_scale)
+        if not (0 <= momentum < 1 and 0 <= distill_alpha <= 1):
+            raise ValueError(
+                f"objective.momentum must lie in [0, 1) and objective.distill_alpha in [0, 1], "
+                f"got {momentum} and {distill_alpha}"
+            )
+        self.momentum, self.distill_alpha = momentum, distill_alpha
+
+    def forward(self, P, R, mask=None, P_m: torch.Tensor | None = None, R_m: torch.Tensor | None = None):
+        if P_m is None or R_m is None:
+            return super().forward(P, R, mask)
+        logits = masked_logits(self.logits(P, R), mask)
+        with torch.no_grad():
+            teacher = masked_logits(self.logits(P_m, R_m), mask)
+        a = self.distill_alpha
+        return (soft_target_loss(logits, teacher, a) + soft_target_loss(logits.T, teacher.T, a)) / 2

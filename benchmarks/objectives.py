@@ -1,0 +1,146 @@
+"""The CARP objectives side by side: each trains the same tower on the same stdlib pairs with the same budget.
+
+all-MiniLM-L6-v2 (one shared tower, mean pooling, texts cut at --max-length tokens) is fine-tuned from the same
+weights, on the same (function source, docstring) pairs in the same order, for the same number of AdamW steps
+(constant learning rate after a linear warm-up, gradient clip 1) with each objective of `objectives.OBJECTIVES`
+built by `make_objective` from its defaults, then scored on the same held-out pairs: R@1 passage→review and
+review→passage and the mean MRR over the whole held-out split (identical texts never count as misses), and
+training steps per second. The row `zero-shot` is the untrained tower. VICReg objectives train on unnormalised
+embeddings (`encoder.normalize=false`, as VICReg intends) and are scored by cosine like the others; FILIP trains
+on token features (`encoder.tokens=true`) and is scored by its late-interaction similarity.
+
+    nice -n 10 env OMP_NUM_THREADS=1 .venv/bin/python benchmarks/objectives.py            # the quoted table
+    .venv/bin/python benchmarks/objectives.py --steps 2 --pairs 64 --val-pairs 32         # a quick look
+"""
+
+import argparse
+import os
+import time
+
+import torch
+import torch.nn.functional as F
+
+from magicarp_nb.carp import build_carp, carp_step
+from magicarp_nb.config import load_config
+from magicarp_nb.data import TokenizedPairs, load_pairs
+from magicarp_nb.objectives import late_interaction_logits, token_mask
+from magicarp_nb.retrieval import encode_ids
+from magicarp_nb.runtime import seed_everything
+
+OBJECTIVES = ["infonce", "cloob", "vicreg", "infonce+vicreg", "filip", "momentum"]
+
+
+def ranks(scores: torch.Tensor, same: torch.Tensor) -> torch.Tensor:
+    "Rank of the diagonal entry in each row of `scores`; entries marked `same` (identical texts) never compete."
+    target = scores.diagonal()
+    return 1 + ((scores > target[:, None]) & ~same).sum(1)
+
+
+@torch.no_grad()
+def encode_tokens(encoder, ids: list, pad_id: int, batch_size: int = 64):
+    "Token features of every text, padded to the longest: (N, L, d)."
+    width = max(len(x) for x in ids)
+    padded = [x + [pad_id] * (width - len(x)) for x in ids]
+    out = []
+    for s in range(0, len(ids), batch_size):
+        input_ids = torch.tensor(padded[s : s + batch_size])
+        mask = torch.tensor([[1] * len(x) + [0] * (width - len(x)) for x in ids[s : s + batch_size]])
+        out.append(encoder.encode_tokens({"input_ids": input_ids, "attention_mask": mask})[0])
+    return torch.cat(out)
+
+
+@torch.no_grad()
+def scores_of(model, val: TokenizedPairs, tokens: bool) -> tuple:
+    "(passage→review, review→passage) (N, N) scores of the held-out pairs."
+    model.eval()
+    if tokens:
+        P = encode_tokens(model.passage_encoder, val.passage_ids, val.pad_id)
+        R = encode_tokens(model.review_encoder, val.review_ids, val.pad_id)
+        return late_interaction_logits(P, token_mask(P), R, token_mask(R))
+    P = F.normalize(encode_ids(model.passage_encoder, val.passage_ids, val.pad_id), dim=-1)
+    R = F.normalize(encode_ids(model.review_encoder, val.review_ids, val.pad_id), dim=-1)
+    return P @ R.T, R @ P.T
+
+
+def scores_to_row(p2r: torch.Tensor, r2p: torch.Tensor, val: TokenizedPairs) -> dict:
+    pk, rk = val.passage_keys, val.review_keys
+    same = (pk[:, None] == pk[None, :]) | (rk[:, None] == rk[None, :])
+    rp, rr = ranks(p2r, same).float(), ranks(r2p, same).float()
+    return {
+        "p2r R@1": float((rp == 1).float().mean()),
+        "r2p R@1": float((rr == 1).float().mean()),
+        "MRR": float(((1 / rp).mean() + (1 / rr).mean()) / 2),
+    }
+
+
+def run(name: str, args, splits) -> dict:
+    tokens = name == "filip"
+    overrides = [
+        f"objective.name={'infonce' if name == 'zero-shot' else name}",
+        f"encoder.max_length={args.max_length}",
+        f"encoder.normalize={'false' if 'vicreg' in name else 'true'}",
+        f"encoder.tokens={'true' if tokens else 'false'}",
+        "encoder.dropout=0.0",
+        f"train.batch_size={args.batch_size}",
+    ]
+    cfg = load_config("carp-minilm", " ".join(overrides))
+    seed_everything(cfg.seed)
+    model, tok, max_length = build_carp(cfg)
+    train = TokenizedPairs(splits.train["passage"], splits.train["review"], tok, max_length)
+    val = TokenizedPairs(splits.validation["passage"], splits.validation["review"], tok, max_length)
+    if name == "zero-shot":
+        return scores_to_row(*scores_of(model, val, False), val)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
+    warmup = max(1, args.steps // 10)
+    sched = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: min(1.0, (s + 1) / warmup))
+    step = carp_step(model, args.microbatch)
+    order = torch.randperm(len(train), generator=torch.Generator().manual_seed(0)).tolist()
+    model.train()
+    t0, losses = time.time(), []
+    for s in range(args.steps):
+        start = (s * args.batch_size) % max(1, len(order) - args.batch_size + 1)
+        batch = train.collate(order[start : start + args.batch_size])
+        optimizer.zero_grad()
+        losses.append(float(step(batch, 1.0)["loss"]))
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        sched.step()
+        if hasattr(model.objective, "clamp_"):
+            model.objective.clamp_()
+    elapsed = time.time() - t0
+    row = scores_to_row(*scores_of(model, val, tokens), val)
+    return {**row, "steps/s": args.steps / elapsed, "final loss": sum(losses[-5:]) / len(losses[-5:])}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--steps", type=int, default=20, help="optimizer steps per objective")
+    ap.add_argument("--batch-size", type=int, default=16, help="pairs per step")
+    ap.add_argument("--pairs", type=int, default=320, help="training pairs")
+    ap.add_argument("--val-pairs", type=int, default=256, help="held-out pairs")
+    ap.add_argument("--max-length", type=int, default=48, help="tokens per text")
+    ap.add_argument("--lr", type=float, default=2e-5, help="peak learning rate")
+    ap.add_argument("--microbatch", type=int, default=None, help="pairs per encoder forward (None: whole batch)")
+    ap.add_argument("--objectives", default=",".join(OBJECTIVES), help="comma-separated objective names")
+    args = ap.parse_args()
+    torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
+    cfg = load_config("carp-minilm", f"data.max_pairs={args.pairs} data.max_val_pairs={args.val_pairs}")
+    splits = load_pairs(cfg.data)
+    print(
+        f"MiniLM, {len(splits.train['passage'])} training pairs, {len(splits.validation['passage'])} held out, "
+        f"{args.steps} steps of {args.batch_size} pairs, {args.max_length} tokens, lr {args.lr:g}, "
+        f"{torch.get_num_threads()} torch thread(s)"
+    )
+    rows = {"zero-shot": run("zero-shot", args, splits)}
+    for name in args.objectives.split(","):
+        rows[name] = run(name, args, splits)
+        print(name, {k: round(v, 4) for k, v in rows[name].items()}, flush=True)
+    cols = ["p2r R@1", "r2p R@1", "MRR", "steps/s", "final loss"]
+    print("\n| objective | " + " | ".join(cols) + " |")
+    print("|---|" + "---|" * len(cols))
+    for name, row in rows.items():
+        print(f"| {name} | " + " | ".join(f"{row[c]:.3f}" if c in row else "—" for c in cols) + " |")
+
+
+if __name__ == "__main__":
+    main()
