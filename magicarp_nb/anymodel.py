@@ -184,7 +184,7 @@ def collect_layers(
     for k in todo if stage == "val" else ():
         states[k]._centres(train_stats[k], device, torch.float32)  # fails early on a mismatch
     bar = tqdm(
-        total=math.ceil((stop - pos) / batch_size), desc=f"{stage} stats, {len(todo)} layers", disable=not progress
+        total=math.ceil((stop - pos) / batch_size), desc=f"{stage} stats, {len(todo)} layers", disable=not progress, mininterval=2
     )
     last_save = time.monotonic()
     for b0 in range(pos, stop, batch_size) if todo else ():
@@ -316,6 +316,7 @@ def _collect_parser() -> argparse.ArgumentParser:
     ap.add_argument("--max-texts", type=int, default=None)
     ap.add_argument("--device", default="auto")
     ap.add_argument("--analyze", action="store_true", help="write <out>/analysis.csv afterwards")
+    ap.add_argument("--no-progress", action="store_true", help="no progress bars")
     return ap
 
 
@@ -335,9 +336,10 @@ def collect_cli(argv=None):
         device=a.device,
         n_stories=a.n_stories,
         max_texts=a.max_texts,
+        progress=not a.no_progress,
     )
     out = Path(a.out) if a.out else Path(a.model).parent
     if a.analyze:
-        df = analyze(out, device=a.device)
+        df = analyze(out, device=a.device, progress=not a.no_progress)
         print(df[["model", "layer", "val_loss", "cdnv", "log_kern_mean"]].to_string(index=False))
     print(f"statistics in {out / 'stats'}")
