@@ -8,6 +8,7 @@ from __future__ import annotations
 import glob
 import json
 import math
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -40,6 +41,18 @@ EXTRA_COLUMNS = [
     "layer",
 ]
 "Columns of ours, after the paper's."
+
+
+def _found_stats(experiment_dir: Path) -> list[dict]:
+    "`find_stats`, failing clearly when there is nothing to analyse."
+    entries = find_stats(experiment_dir)
+    if not entries:
+        where = "an empty folder" if experiment_dir.is_dir() else "no such folder"
+        raise FileNotFoundError(
+            f"no collected statistics under {experiment_dir}/*/stats/ ({where}); "
+            "pass runs/<experiment> after collecting its checkpoints"
+        )
+    return entries
 
 
 def find_stats(experiment_dir) -> list[dict]:
@@ -157,8 +170,10 @@ def experiment_dirs(
     out = []
     for item in [spec] if isinstance(spec, (str, Path)) else spec:
         item = str(item)
-        found = sorted(Path(p) for p in glob.glob(item)) if glob.has_magic(item) else [Path(item)]
-        found = [p for p in found if p.is_dir()]
+        if not glob.has_magic(item):
+            out += [Path(item)] if Path(item) not in out else []
+            continue
+        found = [p for p in sorted(Path(p) for p in glob.glob(item)) if p.is_dir()]
         if not found:
             raise FileNotFoundError(f"no experiment folder matches {item!r}")
         out += [p for p in found if p not in out]
@@ -166,18 +181,16 @@ def experiment_dirs(
 
 # %% ../nbs/24_analyze.ipynb #c014
 def _read_csv(out_csv: Path, side: Path, settings: dict, force: bool) -> pd.DataFrame:
-    "The existing analysis CSV when its settings match, else a new empty table (refused unless `force`)."
-    if out_csv.exists() and not force:
+    "The existing analysis CSV when its settings match (or `force`), else a new empty table."
+    if out_csv.exists():  # with force, old rows stay until their new ones replace them
         old = json.loads(side.read_text()) if side.exists() else None
-        if old != settings:
+        if old != settings and not force:
             raise ValueError(
                 f"{out_csv} was computed with {old}, not {settings}; pass force=True to recompute it "
                 "or write to another out_csv"
             )
-        df = pd.read_csv(out_csv)
-    else:
-        df = pd.DataFrame(columns=PAPER_COLUMNS + EXTRA_COLUMNS)
-    return df
+        return pd.read_csv(out_csv)
+    return pd.DataFrame(columns=PAPER_COLUMNS + EXTRA_COLUMNS)
 
 # %% ../nbs/24_analyze.ipynb #c015
 def analyze(
@@ -201,14 +214,11 @@ def analyze(
     unknown = set(groups or ()) - set(GROUPS)
     if unknown:
         raise KeyError(f"unknown measure groups {sorted(unknown)}; choose from {sorted(GROUPS)}")
+    entries = [e for d in dirs for e in _found_stats(d)]
     skip = {c for g, cols in GROUPS.items() if groups is not None and g not in groups for c in cols}
     device = resolve_device(device) if device is not None else None
-    settings = {
-        "min_per_class": min_per_class,
-        "max_per_class": max_per_class,
-        "kernels": sorted(kernels),
-        "dist_exp": dist_exp,
-    }
+    settings = {"min_per_class": min_per_class, "max_per_class": max_per_class, "kernels": sorted(kernels)}
+    settings["dist_exp"] = dist_exp
     side = out_csv.with_suffix(".json")
     df = _read_csv(out_csv, side, settings, force)
     extra = [c for c in ("riesz_kern_mean", "riesz_kern_var", "riesz_kern_log_mean") if "riesz" in kernels]
@@ -217,24 +227,29 @@ def analyze(
         if c not in df:
             df[c] = math.nan
     df = df.set_index("model", drop=False)
-    entries = [e for d in dirs for e in find_stats(d)]
     seen = {}
     for e in entries:
         if seen.setdefault(e["model"], e["train"]) != e["train"]:
             raise ValueError(f"two runs are both named {e['model']}: {seen[e['model']]} and {e['train']}; rename one")
+    never = {"log_kern_mean", "log_kern_var"} if "log" not in kernels else set()  # columns these kernels do not fill
     for e in tqdm(entries, desc="analysis", disable=not progress):
-        missing = wanted if e["model"] not in df.index else [c for c in wanted if pd.isna(df.at[e["model"], c])]
+        new = force or e["model"] not in df.index
+        missing = wanted if new else [c for c in wanted if c not in never and pd.isna(df.at[e["model"], c])]
         missing = [c for c in missing if c not in skip]
         if not missing:
             continue
-        row = analysis_row(e, missing, min_per_class, max_per_class, kernels, dist_exp, tile, device=device)
+        try:
+            row = analysis_row(e, missing, min_per_class, max_per_class, kernels, dist_exp, tile, device=device)
+        except StatsFileError as err:  # one damaged file does not stop the experiment's analysis
+            warnings.warn(f"{e['model']} left out of {out_csv.name}: {err}", stacklevel=2)
+            continue
         for k, v in row.items():
-            if k in wanted and (k in missing or e["model"] not in df.index):
+            if k in wanted and (k in missing or new):
                 df.loc[e["model"], k] = v
         atomic_write(out_csv, df[wanted].to_csv(index=False))  # after every row: a kill loses at most one
-        atomic_write(side, json.dumps(settings))
-    if not entries:
-        atomic_write(out_csv, df[wanted].to_csv(index=False))
+        if not force:  # a forced run's settings hold for the file only once every row is recomputed
+            atomic_write(side, json.dumps(settings))
+    atomic_write(out_csv, df[wanted].to_csv(index=False))
     atomic_write(side, json.dumps(settings))
     return df[wanted].reset_index(drop=True)
 
@@ -262,11 +277,13 @@ def progress_table(experiment_dir, min_per_class: int = 1) -> pd.DataFrame:
                 try:
                     info = stats_info(f) if f else {"meta": {}}
                     r[f"{stage}_state"] = "done" if f == done else "partial" if f else "-"
-                except StatsFileError:
+                except StatsFileError:  # reported in the table; the other runs go on
                     info, r[f"{stage}_state"] = {"meta": {}}, "corrupt"
                 r[f"{stage}_seqs"] = info["meta"].get("sequences", 0)
                 if stage == "train":
-                    r["classes_kept"] = int((info["counts"] >= min_per_class).sum()) if f == done else None
+                    r["classes_kept"] = (
+                        int((info["counts"] >= min_per_class).sum()) if "counts" in info and f == done else None
+                    )
             r["train_shards"] = len(stats_shards(ck))
             r.update(completeness(ck))
             rows.append(r)

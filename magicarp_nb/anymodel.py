@@ -184,7 +184,10 @@ def collect_layers(
     for k in todo if stage == "val" else ():
         states[k]._centres(train_stats[k], device, torch.float32)  # fails early on a mismatch
     bar = tqdm(
-        total=math.ceil((stop - pos) / batch_size), desc=f"{stage} stats, {len(todo)} layers", disable=not progress, mininterval=2
+        total=math.ceil((stop - pos) / batch_size),
+        desc=f"{stage} stats, {len(todo)} layers",
+        disable=not progress,
+        mininterval=2,
     )
     last_save = time.monotonic()
     for b0 in range(pos, stop, batch_size) if todo else ():
