@@ -5,12 +5,14 @@
 # %% ../nbs/24_analyze.ipynb #c003
 from __future__ import annotations
 
+import glob
 import json
 import math
 import warnings
 from pathlib import Path
 
 import pandas as pd
+import safetensors
 from tqdm import tqdm
 
 from .clm import load_clm
@@ -18,14 +20,26 @@ from .collapse import AgreementStats, CollapseStats, StatsFileError, stats_info
 from .measures import GROUPS, NC_COLUMNS, nc_row
 from .runfiles import atomic_write, list_checkpoints, parse_run_name, parse_stats_name
 from .runfiles import partial_path, stats_path, stats_shards
+from .runtime import resolve_device
 
 # %% auto #0
-__all__ = ['PAPER_COLUMNS', 'EXTRA_COLUMNS', 'find_stats', 'analysis_row', 'analyze', 'progress_table']
+__all__ = ['PAPER_COLUMNS', 'EXTRA_COLUMNS', 'HEAD_FILE', 'find_stats', 'analysis_row', 'experiment_dirs', 'analyze',
+           'completeness', 'progress_table']
 
 # %% ../nbs/24_analyze.ipynb #c005
 PAPER_COLUMNS = ["model", "n_params", "val_acc", "val_loss", "perplex", *NC_COLUMNS]
 "The columns of the paper's CSV, in its order."
-EXTRA_COLUMNS = ["n_classes", "coincident_pairs", "depth", "width", "seed", "step", "train_sequences", "val_sequences"]
+EXTRA_COLUMNS = [
+    "n_classes",
+    "coincident_pairs",
+    "depth",
+    "width",
+    "seed",
+    "step",
+    "train_sequences",
+    "val_sequences",
+    "layer",
+]
 "Columns of ours, after the paper's."
 
 
@@ -42,35 +56,65 @@ def _found_stats(experiment_dir: Path) -> list[dict]:
 
 
 def find_stats(experiment_dir) -> list[dict]:
-    "Every completed train pass under `experiment_dir/*/stats/`, with its validation file and checkpoint."
-    out = []
-    for p in sorted(Path(experiment_dir).glob("*/stats/*")):
+    "Every completed train pass under `experiment_dir/*/stats/` (or `experiment_dir/stats/`: one run folder)."
+    out, experiment_dir = [], Path(experiment_dir)
+    pattern = "stats/*" if (experiment_dir / "stats").is_dir() else "*/stats/*"
+    for p in sorted(experiment_dir.glob(pattern)):
         info = parse_stats_name(p.name)
         if not info or info["stage"] != "train" or info["block_range"] or info["partial"]:
             continue  # validation files, unfinished passes, and shards (…blocks<a>-<b>…, merged first)
-        run = p.parent.parent
+        run, layer = p.parent.parent, info.get("layer")
         checkpoint = run / info["checkpoint"]
         out.append(
             {
-                "model": f"{run.name}@{info['step']}",
+                "model": f"{run.name}@{info['step']}" + (f"@L{layer}" if layer is not None else ""),
                 "run": run.name,
                 "step": info["step"],
+                "layer": layer,
                 "train": p,
-                "val": stats_path(checkpoint, "val"),
+                "val": stats_path(checkpoint, "val", layer=layer),
                 "checkpoint": checkpoint,
             }
         )
-    return sorted(out, key=lambda e: (e["run"], e["step"]))
+    return sorted(out, key=lambda e: (e["run"], e["step"], -1 if e["layer"] is None else e["layer"]))
 
 # %% ../nbs/24_analyze.ipynb #c009
 def _head_weights(checkpoint: Path):
     "(W, n_params) of a checkpoint's LM head, or (None, None) when the checkpoint is gone."
+    if (checkpoint / HEAD_FILE).exists() and not (checkpoint / "config.json").exists():
+        W, meta = _read_head(checkpoint)
+        return W, int(meta["n_params"])
     if not (checkpoint / "config.json").exists():
         return None, None
     model, _ = load_clm(checkpoint)
     return model.get_output_embeddings().weight.detach(), sum(p.numel() for p in model.parameters())
 
+# %% ../nbs/24_analyze.ipynb #c010
+HEAD_FILE = "head.safetensors"
+"The LM head's weights (and the model's size) that `anymodel.collect_model` saves beside a model's statistics."
 
+
+def _read_head(checkpoint: Path) -> tuple:
+    "(W, metadata) of a checkpoint's `head.safetensors`."
+    path = checkpoint / HEAD_FILE
+    try:
+        with safetensors.safe_open(str(path), "pt") as f:
+            return f.get_tensor("W"), f.metadata() or {}
+    except Exception as e:  # safetensors raises its own error types for every kind of damage
+        raise StatsFileError(f"{path} is corrupt or not a head file ({e}); collect the model again") from None
+
+
+def _arch(entry: dict, train: CollapseStats) -> dict:
+    "Depth, width, seed from the run name (else the head file); `layer`: its index (the head's input: the depth)."
+    arch = parse_run_name(entry["run"])
+    if arch["depth"] is None and (entry["checkpoint"] / HEAD_FILE).exists():
+        meta = _read_head(entry["checkpoint"])[1]
+        arch.update(depth=int(meta["n_layers"]), width=int(meta["width"]))
+    layer = entry.get("layer")
+    arch["layer"] = layer if layer is not None else train.meta.get("n_layers", arch["depth"])
+    return arch
+
+# %% ../nbs/24_analyze.ipynb #c011
 def analysis_row(
     entry: dict,  # one item of `find_stats`
     columns=None,  # columns still missing (None: all)
@@ -80,16 +124,19 @@ def analysis_row(
     dist_exp: float = 2,
     tile: int = 1024,
     progress: bool = False,
+    device=None,  # where the measures are computed (None: the CPU)
 ) -> dict:
-    "The CSV row (or the `columns` of it) of one model@checkpoint."
+    "The CSV row (or the `columns` of it) of one model@checkpoint (@layer)."
     need = set(PAPER_COLUMNS + EXTRA_COLUMNS) if columns is None else set(columns)
     train = CollapseStats.load(entry["train"])
     val = AgreementStats.load(entry["val"]) if entry["val"].exists() else None
     W, n_params = _head_weights(entry["checkpoint"]) if need & (set(GROUPS["dual"]) | {"n_params"}) else (None, None)
     groups = [g for g, cols in GROUPS.items() if need & set(cols)]
+    if W is not None and W.shape[-1] != train.dim:
+        W = None  # an inner layer narrower or wider than the head (OPT's project_out): no duality measures
     row = {
         "model": entry["model"],
-        **parse_run_name(entry["run"]),
+        **_arch(entry, train),
         "step": entry["step"],
         "train_sequences": train.meta.get("sequences"),
         "val_sequences": val.meta.get("sequences") if val else None,
@@ -100,30 +147,41 @@ def analysis_row(
         row.update(val_acc=val.val_acc, val_loss=val.val_loss, perplex=math.exp(min(val.val_loss, 700)))
     row.update(
         nc_row(
-            train, W, val, min_per_class, max_per_class, kernels, dist_exp, groups=groups, tile=tile, progress=progress
+            train,
+            W,
+            val,
+            min_per_class,
+            max_per_class,
+            kernels,
+            dist_exp,
+            groups=groups,
+            tile=tile,
+            device=device,
+            progress=progress,
         )
     )
     return row
 
-# %% ../nbs/24_analyze.ipynb #c011
-def analyze(
-    experiment_dir,  # runs/<experiment>
-    out_csv=None,  # default <experiment_dir>/analysis.csv
-    min_per_class: int = 1,
-    max_per_class: int | None = None,
-    kernels=("log",),
-    dist_exp: float = 2,
-    force: bool = False,  # recompute every cell
-    tile: int = 1024,
-    progress: bool = True,
-) -> pd.DataFrame:
-    "Fill `analysis.csv` with one row per model@checkpoint, computing only what is missing."
-    experiment_dir = Path(experiment_dir)
-    out_csv = Path(out_csv) if out_csv else experiment_dir / "analysis.csv"
-    entries = _found_stats(experiment_dir)
-    settings = {"min_per_class": min_per_class, "max_per_class": max_per_class, "kernels": sorted(kernels)}
-    settings["dist_exp"] = dist_exp
-    side = out_csv.with_suffix(".json")
+# %% ../nbs/24_analyze.ipynb #c013
+def experiment_dirs(
+    spec,  # a folder, a glob ('runs/sweep-*'), or a list of these
+) -> list[Path]:
+    "The experiment folders a spec names, in order; a glob that matches nothing is an error."
+    out = []
+    for item in [spec] if isinstance(spec, (str, Path)) else spec:
+        item = str(item)
+        if not glob.has_magic(item):
+            out += [Path(item)] if Path(item) not in out else []
+            continue
+        found = [p for p in sorted(Path(p) for p in glob.glob(item)) if p.is_dir()]
+        if not found:
+            raise FileNotFoundError(f"no experiment folder matches {item!r}")
+        out += [p for p in found if p not in out]
+    return out
+
+# %% ../nbs/24_analyze.ipynb #c014
+def _read_csv(out_csv: Path, side: Path, settings: dict, force: bool) -> pd.DataFrame:
+    "The existing analysis CSV when its settings match (or `force`), else a new empty table."
     if out_csv.exists():  # with force, old rows stay until their new ones replace them
         old = json.loads(side.read_text()) if side.exists() else None
         if old != settings and not force:
@@ -131,23 +189,57 @@ def analyze(
                 f"{out_csv} was computed with {old}, not {settings}; pass force=True to recompute it "
                 "or write to another out_csv"
             )
-        df = pd.read_csv(out_csv)
-    else:
-        df = pd.DataFrame(columns=PAPER_COLUMNS + EXTRA_COLUMNS)
+        return pd.read_csv(out_csv)
+    return pd.DataFrame(columns=PAPER_COLUMNS + EXTRA_COLUMNS)
+
+# %% ../nbs/24_analyze.ipynb #c015
+def analyze(
+    experiment_dir,  # runs/<experiment>, a collect_model folder, a glob, or a list of these
+    out_csv=None,  # default <experiment_dir>/analysis.csv (required for several experiments)
+    min_per_class: int = 1,
+    max_per_class: int | None = None,
+    kernels=("log",),
+    dist_exp: float = 2,
+    force: bool = False,  # recompute every cell
+    tile: int = 1024,
+    progress: bool = True,
+    groups=None,  # measure groups to compute (`measures.GROUPS`; None: all); the others' cells stay empty
+    device=None,  # where to compute the measures: 'auto' takes CUDA when present (None: the CPU)
+) -> pd.DataFrame:
+    "Fill `analysis.csv` with one row per model@checkpoint(@layer), computing only what is missing."
+    dirs = experiment_dirs(experiment_dir)
+    if out_csv is None and len(dirs) > 1:
+        raise ValueError(f"{len(dirs)} experiments ({', '.join(map(str, dirs[:4]))}…) go into one CSV: give out_csv")
+    out_csv = Path(out_csv) if out_csv else dirs[0] / "analysis.csv"
+    unknown = set(groups or ()) - set(GROUPS)
+    if unknown:
+        raise KeyError(f"unknown measure groups {sorted(unknown)}; choose from {sorted(GROUPS)}")
+    entries = [e for d in dirs for e in _found_stats(d)]
+    skip = {c for g, cols in GROUPS.items() if groups is not None and g not in groups for c in cols}
+    device = resolve_device(device) if device is not None else None
+    settings = {"min_per_class": min_per_class, "max_per_class": max_per_class, "kernels": sorted(kernels)}
+    settings["dist_exp"] = dist_exp
+    side = out_csv.with_suffix(".json")
+    df = _read_csv(out_csv, side, settings, force)
     extra = [c for c in ("riesz_kern_mean", "riesz_kern_var", "riesz_kern_log_mean") if "riesz" in kernels]
     wanted = PAPER_COLUMNS + EXTRA_COLUMNS + extra
     for c in wanted:
         if c not in df:
             df[c] = math.nan
     df = df.set_index("model", drop=False)
+    seen = {}
+    for e in entries:
+        if seen.setdefault(e["model"], e["train"]) != e["train"]:
+            raise ValueError(f"two runs are both named {e['model']}: {seen[e['model']]} and {e['train']}; rename one")
     never = {"log_kern_mean", "log_kern_var"} if "log" not in kernels else set()  # columns these kernels do not fill
     for e in tqdm(entries, desc="analysis", disable=not progress):
         new = force or e["model"] not in df.index
         missing = wanted if new else [c for c in wanted if c not in never and pd.isna(df.at[e["model"], c])]
+        missing = [c for c in missing if c not in skip]
         if not missing:
             continue
         try:
-            row = analysis_row(e, missing, min_per_class, max_per_class, kernels, dist_exp, tile)
+            row = analysis_row(e, missing, min_per_class, max_per_class, kernels, dist_exp, tile, device=device)
         except StatsFileError as err:  # one damaged file does not stop the experiment's analysis
             warnings.warn(f"{e['model']} left out of {out_csv.name}: {err}", stacklevel=2)
             continue
@@ -161,7 +253,17 @@ def analyze(
     atomic_write(side, json.dumps(settings))
     return df[wanted].reset_index(drop=True)
 
-# %% ../nbs/24_analyze.ipynb #c012
+# %% ../nbs/24_analyze.ipynb #c016
+def completeness(checkpoint) -> dict:
+    "The paper's three results a checkpoint has (`means`, `vars`: train pass; `decs`: validation pass); inner layers."
+    checkpoint = Path(checkpoint)
+    train, val = stats_path(checkpoint, "train").exists(), stats_path(checkpoint, "val").exists()
+    files = [parse_stats_name(p.name) for p in (checkpoint.parent / "stats").glob(f"*@{checkpoint.name}.layer*")]
+    layers = {i["layer"] for i in files if i and i["stage"] == "train" and not i["partial"]}
+    done = {i["layer"] for i in files if i and i["stage"] == "val" and not i["partial"]}
+    return {"means": train, "vars": train, "decs": val, "layers": len(layers), "layers_complete": layers <= done}
+
+
 def progress_table(experiment_dir, min_per_class: int = 1) -> pd.DataFrame:
     "What has been collected, per model and checkpoint: sequences seen per pass, partial files, shards, classes kept."
     rows = []
@@ -183,5 +285,6 @@ def progress_table(experiment_dir, min_per_class: int = 1) -> pd.DataFrame:
                         int((info["counts"] >= min_per_class).sum()) if "counts" in info and f == done else None
                     )
             r["train_shards"] = len(stats_shards(ck))
+            r.update(completeness(ck))
             rows.append(r)
     return pd.DataFrame(rows)

@@ -329,13 +329,21 @@ def load_torch_state(
         raise ValueError(f"cannot read {path} ({type(e).__name__}: {e}); the file is damaged") from None
 
 # %% ../nbs/02_runfiles.ipynb #c032
-_STATS_RE = re.compile(r"^(train|val)@(checkpoint-(\d+))(?:\.blocks(\d+)-(\d+))?\.safetensors(\.partial)?$")
+_STATS_RE = re.compile(
+    r"^(train|val)@(checkpoint-(\d+))(?:\.blocks(\d+)-(\d+))?(?:\.layer(\d+))?\.safetensors(\.partial)?$"
+)
 
 
-def stats_path(checkpoint, stage: str, block_range=None) -> Path:
-    "`<run>/stats/<stage>@<checkpoint>[.blocks<a>-<b>].safetensors`."
+def stats_path(
+    checkpoint,
+    stage: str,
+    block_range=None,
+    layer: int | None = None,  # an inner layer's statistics (None: the LM head's input, the paper's)
+) -> Path:
+    "`<run>/stats/<stage>@<checkpoint>[.blocks<a>-<b>][.layer<k>].safetensors`."
     checkpoint = Path(checkpoint)
     shard = f".blocks{block_range[0]}-{block_range[1]}" if block_range else ""
+    shard += f".layer{int(layer):02d}" if layer is not None else ""
     return checkpoint.parent / "stats" / f"{stage}@{checkpoint.name}{shard}.safetensors"
 
 
@@ -346,12 +354,20 @@ def partial_path(path) -> Path:
 
 
 def parse_stats_name(name) -> dict | None:
-    "`stage`, `checkpoint`, `step`, `block_range` and `partial` of a statistics file name (None: not one)."
+    "`stage`, `checkpoint`, `step`, `block_range`, `layer` and `partial` of a statistics file name (None: not one)."
     m = _STATS_RE.match(Path(name).name)
     if not m:
         return None
     block_range = (int(m[4]), int(m[5])) if m[4] is not None else None
-    return {"stage": m[1], "checkpoint": m[2], "step": int(m[3]), "block_range": block_range, "partial": bool(m[6])}
+    layer = int(m[6]) if m[6] is not None else None
+    return {
+        "stage": m[1],
+        "checkpoint": m[2],
+        "step": int(m[3]),
+        "block_range": block_range,
+        "layer": layer,
+        "partial": bool(m[7]),
+    }
 
 
 def file_sha256(path) -> str:
@@ -369,7 +385,9 @@ def stats_shards(checkpoint) -> list[Path]:
     folder = checkpoint.parent / "stats"
     for p in folder.iterdir() if folder.is_dir() else ():
         info = parse_stats_name(p.name)
-        shard = info and info["stage"] == "train" and info["block_range"] and not info["partial"]
+        shard = (
+            info and info["stage"] == "train" and info["block_range"] and not info["partial"] and info["layer"] is None
+        )
         if shard and info["checkpoint"] == checkpoint.name:
             found.append((info["block_range"], p))
     return [p for _, p in sorted(found)]
