@@ -9,6 +9,7 @@ import json
 import time
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import torch
@@ -80,14 +81,14 @@ def _models(run: Path, checkpoint: Path, cfg) -> dict:
     return {"zero-shot": build_carp(cfg), "fine-tuned": load_carp(checkpoint)}
 
 
-def _encode_pairs(name, model, tok, max_length, ds, out: Path, prov: dict, force_fresh: bool) -> tuple:
+def _encode_pairs(name, model, tok, max_length, ds, out: Path, prov: dict, force_fresh: bool, progress: bool) -> tuple:
     "Passage and review embeddings of `ds` by one model, and the texts encoded per second."
     t0, sides = time.time(), []
     for side, enc in (("passage", model.passage_encoder), ("review", model.review_encoder)):
         folder = out / "embeddings" / name / f"{prov['split']}.{side}"
         p = {**prov, "model": name, "column": side}
         encode_corpus(
-            enc, tok, ds[side], folder, max_length=max_length, dtype="float32", provenance=p, force_fresh=force_fresh
+            enc, tok, ds[side], folder, max_length=max_length, dtype="float32", provenance=p, force_fresh=force_fresh, progress=progress
         )
         sides.append(load_embeddings(folder))
     (P, Ip, _), (R, Ir, _) = sides
@@ -108,6 +109,7 @@ def evaluate_run(
     seed: int = 0,  # seed of the probe's split and the projections
     methods=("umap", "pca"),  # projections drawn
     force_fresh: bool = False,  # encode again even where embeddings exist
+    progress: bool = True,  # tqdm bars while encoding
 ) -> dict:
     "Evaluate one CARP run into `<run>/eval/`; returns the summary written to `eval/summary.json`."
     run = Path(run_dir)
@@ -122,7 +124,7 @@ def evaluate_run(
     summary = {**prov, "pairs": len(ds), "labelled": int(keep.sum()), "classes": len(classes), "models": {}}
     summary["threads"], emb = torch.get_num_threads(), {}
     for name, (model, tok, max_length) in _models(run, ck, cfg).items():
-        P, R, rate = _encode_pairs(name, model.eval(), tok, max_length, ds, out, prov, force_fresh)
+        P, R, rate = _encode_pairs(name, model.eval(), tok, max_length, ds, out, prov, force_fresh, progress)
         pairs = TokenizedPairs(ds["passage"], ds["review"], tok, max_length)
         res = {"encode_texts_per_s": rate, "retrieval": retrieval_metrics(P, R, pairs.passage_keys, pairs.review_keys)}
         if len(classes) >= 2:  # the probe and the collapse row need two labelled classes
@@ -131,7 +133,7 @@ def evaluate_run(
             res["collapse_passage"] = probe_collapse_row(Pk, yk, seed=seed)
         summary["models"][name], emb[name] = res, (P, R)
     for method in methods:  # unlabelled pairs are drawn in grey
-        projection_figure(emb, y, y, classes, method, seed, out / f"{method}.png")
+        plt.close(projection_figure(emb, y, y, classes, method, seed, out / f"{method}.png"))
     _write_tables(summary, out)
     return summary
 
