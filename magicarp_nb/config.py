@@ -405,7 +405,9 @@ class CLMConfig:
     data: TextDataConfig = opt(TextDataConfig(), "corpus, tokenizer and packing")
     train: TrainConfig = opt(TrainConfig(), "optimisation")
     simctg_weight: float = opt(0.0, "weight of SimCTG's token contrastive loss added to the LM loss (0: off)", ge=0)
-    simctg_margin: float = opt(0.5, "SimCTG's margin between a token's self-similarity and its similarity to others", gt=0)
+    simctg_margin: float = opt(
+        0.5, "SimCTG's margin between a token's self-similarity and its similarity to others", gt=0
+    )
 
 # %% ../nbs/00_config.ipynb #c028
 @dataclass

@@ -15,11 +15,13 @@ import pandas as pd
 import seaborn as sns
 import yaml
 
-from .runfiles import atomic_write
+from .analyze import EXTRA_COLUMNS, PAPER_COLUMNS
+from .runfiles import atomic_write, parse_run_name
 
 # %% auto #0
 __all__ = ['LOSS_UNITS', 'MEASURES', 'UNITS', 'figure_alt', 'save_figure', 'plot_training_log', 'axis_label', 'final_rows',
-           'plot_nc_vs_loss', 'plot_seeds', 'correlations', 'plot_correlations', 'experiment_figures']
+           'plot_nc_vs_loss', 'load_reference', 'plot_seeds', 'correlations', 'plot_correlations', 'experiment_figures',
+           'plot_layers']
 
 # %% ../nbs/30_figures.ipynb #c005
 LOSS_UNITS = {"clm": "nats per token", "carp": "nats per pair"}
@@ -112,7 +114,7 @@ def axis_label(col: str) -> str:
 
 def final_rows(df: pd.DataFrame) -> pd.DataFrame:
     "Each model's last checkpoint, with `run` (the model without `@step`) and the `agreement` rate added."
-    df = df.copy()
+    df = df[df["model"].str.count("@") < 2].copy()  # inner layers (`@L<k>`) have their own figure
     df["run"] = df["model"].str.split("@").str[0]
     df = df.sort_values("step").groupby("run", as_index=False).tail(1)
     if {"hits", "misses"} <= set(df):
@@ -132,6 +134,7 @@ def plot_nc_vs_loss(
     save=None,  # PNG path
     ncols: int = 4,
     title: str | None = None,  # the figure's title, e.g. the experiment's name
+    reference: pd.DataFrame | None = None,  # a table to draw as a grey cloud underneath (`load_reference`)
 ):
     "One panel per measure against validation loss, coloured by width and marked by depth."
     columns = [c for c in (columns or MEASURES) if c in df and df[c].notna().any()]
@@ -140,6 +143,8 @@ def plot_nc_vs_loss(
     widths = sorted(df["width"].dropna().unique())
     palette = dict(zip(widths, sns.color_palette("viridis", len(widths))))
     for ax, col in zip(axes.flat, columns):
+        if reference is not None and col in reference:
+            ax.scatter(reference[target], reference[col], s=10, color="0.8", zorder=0, label="reference")
         sns.scatterplot(
             data=df,
             x=target,
@@ -151,7 +156,8 @@ def plot_nc_vs_loss(
             ax=ax,
             legend=ax is axes.flat[0],
         )
-        if _log_scale(df[col]):
+        both = df[col] if reference is None or col not in reference else pd.concat([df[col], reference[col]])
+        if _log_scale(both):
             ax.set_yscale("log")
         ax.set_title(col, fontsize=10)
         ax.set_xlabel(axis_label(target), fontsize=8)
@@ -170,6 +176,20 @@ def plot_nc_vs_loss(
     return fig
 
 # %% ../nbs/30_figures.ipynb #c015
+def load_reference(
+    path,  # a CSV with the paper's columns (e.g. Linguistic Collapse's lc-2024_10_24.csv)
+) -> pd.DataFrame:
+    "A published collapse table, with `depth`, `width` (from names like `02x0768_01d@0`) and `agreement` added."
+    ref = pd.read_csv(path)
+    missing = [c for c in PAPER_COLUMNS if c not in ref]
+    if missing:
+        raise ValueError(f"{path} lacks the columns {missing} of an analysis table")
+    arch = pd.DataFrame([parse_run_name(m) for m in ref["model"]], index=ref.index)
+    ref["depth"], ref["width"] = arch["depth"], arch["width"]
+    ref["agreement"] = ref["hits"] / (ref["hits"] + ref["misses"])
+    return ref
+
+# %% ../nbs/30_figures.ipynb #c018
 def plot_seeds(
     df: pd.DataFrame,  # `final_rows` of the analysis CSV
     depth: int,
@@ -206,7 +226,7 @@ def plot_seeds(
         save_figure(fig, save)
     return fig
 
-# %% ../nbs/30_figures.ipynb #c018
+# %% ../nbs/30_figures.ipynb #c021
 def correlations(df: pd.DataFrame, target: str = "val_loss", columns=None) -> pd.DataFrame:
     "Pearson and Spearman correlation of each measure with `target`, over the rows of df (measures with ≥ 3 values)."
     columns = [c for c in (columns or MEASURES) if c in df and df[[c, target]].dropna().shape[0] > 2]
@@ -235,7 +255,7 @@ def plot_correlations(corr: pd.DataFrame, save=None, title: str = "correlation w
         save_figure(fig, save)
     return fig
 
-# %% ../nbs/30_figures.ipynb #c021
+# %% ../nbs/30_figures.ipynb #c024
 def experiment_figures(
     experiment_dir,  # runs/<experiment>, with analysis.csv
     arch: str = "",  # 'DxW' of the seeds figure (default: the architecture with most seeds)
@@ -255,3 +275,39 @@ def experiment_figures(
         written.append(out / "correlations.png")
         plt.close(plot_correlations(corr, save=written[-1]))
     return written
+
+# %% ../nbs/30_figures.ipynb #c035
+def plot_layers(
+    df: pd.DataFrame,  # the analysis CSV with a `layer` column
+    columns=None,  # measures to plot (default `MEASURES` present in df)
+    save=None,  # PNG path
+    ncols: int = 4,
+):
+    "One panel per measure against the layer (0: embeddings; the last: the LM head's input), a line per model."
+    df = df.dropna(subset=["layer"]).copy()
+    df["run"] = df["model"].str.split("@").str[:2].str.join("@")
+    if {"hits", "misses"} <= set(df):
+        df["agreement"] = df["hits"] / (df["hits"] + df["misses"])
+    if df["layer"].nunique() < 2:
+        raise ValueError("the table has one layer per model; collect with layers='all' for a figure through depth")
+    columns = [c for c in (columns or MEASURES) if c in df and df[c].notna().any()]
+    nrows = math.ceil(len(columns) / ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.2 * ncols, 2.6 * nrows), squeeze=False)
+    for ax, col in zip(axes.flat, columns):
+        sns.lineplot(
+            data=df.sort_values("layer"), x="layer", y=col, hue="run", marker="o", ax=ax, legend=ax is axes.flat[0]
+        )
+        if _log_scale(df[col]):
+            ax.set_yscale("log")
+        ax.set_title(col, fontsize=10)
+        ax.set_ylabel("")
+    for ax in list(axes.flat)[len(columns) :]:
+        ax.set_visible(False)
+    if columns:
+        handles, labels = axes.flat[0].get_legend_handles_labels()
+        axes.flat[0].get_legend().remove()
+        fig.legend(handles, labels, loc="center right", fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0, 0.88, 1))
+    if save:
+        save_figure(fig, save)
+    return fig

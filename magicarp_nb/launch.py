@@ -19,6 +19,7 @@ import torch
 
 from .analyze import analyze
 from .carp import carp_run_name, train_carp
+from .carp_eval import evaluate_run
 from .clm import clm_run_name, train_clm
 from .collect import collect_checkpoint
 from .config import apply_overrides, load_config
@@ -28,8 +29,8 @@ from .trainer import TrainResult
 
 # %% auto #0
 __all__ = ['TASKS', 'Task', 'run_name', 'default_run_dir', 'resolve_run_name', 'train', 'runner_path', 'run_notebook', 'grid',
-           'select_checkpoints', 'train_stage', 'collect_stage', 'analyze_stage', 'grid_specs', 'submit_grid',
-           'grid_runs', 'executor_params', 'grid_cli']
+           'select_checkpoints', 'train_stage', 'collect_stage', 'analyze_stage', 'eval_stage', 'grid_specs',
+           'submit_grid', 'grid_runs', 'executor_params', 'grid_cli']
 
 # %% ../nbs/31_launch.ipynb #c006
 @dataclass(frozen=True)
@@ -180,6 +181,16 @@ def analyze_stage(spec: dict) -> str:
     return spec["experiment_dir"]
 
 
+def eval_stage(spec: dict) -> str:
+    "Job: evaluate one CARP run into `<run>/eval/` (retrieval, probe, projections, collapse)."
+    _limit_threads(spec)
+    if spec["records"]:
+        run_notebook("eval", spec["run_dir"], run_dir=spec["run_dir"])
+    else:
+        evaluate_run(spec["run_dir"])
+    return spec["run_dir"]
+
+
 def _limit_threads(spec: dict) -> None:
     "Give a job (and the notebook kernels it starts) `spec['threads']` CPU threads."
     if spec.get("threads"):
@@ -220,10 +231,13 @@ def grid_specs(
     threads: int | None = None,  # CPU threads per job
 ) -> list[dict]:
     "One job spec per run of a grid: preset, overrides, seed, run folder and the stage options."
-    specs = []
+    specs, carp = [], load_config(preset, overrides).task == "carp"
     for depth, width, seed in runs:
-        ov = f"{overrides} model.n_layer={depth} model.width={width} experiment={exp.name}".strip()
+        arch = "" if carp else f" model.n_layer={depth} model.width={width}"  # a CARP run has no depth/width
+        ov = f"{overrides}{arch} experiment={exp.name}".strip()
         cfg = resolve_run_name(apply_overrides(load_config(preset, ov), {"seed": seed}))
+        if any(s["run_dir"] == str((exp / cfg.run_name).absolute()) for s in specs):
+            continue
         specs.append(
             {
                 "preset": preset,
@@ -253,13 +267,16 @@ def submit_grid(
     folder=None,  # submitit's logs (default <experiment>/submitit)
     **executor_params,  # e.g. timeout_min=240, slurm_partition='gpu', gpus_per_node=1
 ) -> dict:
-    "Submit train → collect → analyze for a grid of runs; returns the submitit jobs of each stage."
+    "Submit train → collect → analyze for a grid of runs (CARP: train → eval); returns the submitit jobs of each stage."
     base = load_config(preset, overrides)
     exp = Path(runs_root) / (experiment or base.experiment)
     executor = submitit.AutoExecutor(folder=str(folder or exp / "submitit"), cluster=cluster)
     executor.update_parameters(**{"timeout_min": 240, **executor_params})
     specs = grid_specs(runs, preset, overrides, exp, checkpoints, records, threads)
     jobs = {"train": _submit(executor, train_stage, specs, [], parallel)}
+    if base.task == "carp":  # a CARP run is evaluated (run_eval) instead of collected
+        jobs["eval"] = _submit(executor, eval_stage, specs, jobs["train"], parallel)
+        return jobs
     if collect_shards > 1:
         shard_specs = [{**s, "shard": (i, collect_shards)} for s in specs for i in range(collect_shards)]
         jobs["collect_shards"] = _submit(executor, collect_stage, shard_specs, jobs["train"], parallel)
@@ -271,7 +288,7 @@ def submit_grid(
     )
     return jobs
 
-# %% ../nbs/31_launch.ipynb #c030
+# %% ../nbs/31_launch.ipynb #c032
 def _extra_spec(text: str) -> str:
     "An `--extra` value checked for the form DxW:s1,s2 (argparse reports a bad one as a usage error)."
     arch, sep, seeds = text.partition(":")
@@ -308,7 +325,7 @@ def _grid_parser() -> argparse.ArgumentParser:
     ap.add_argument("--param", action="append", default=[], help="executor parameter key=value (repeatable)")
     return ap
 
-# %% ../nbs/31_launch.ipynb #c031
+# %% ../nbs/31_launch.ipynb #c033
 def grid_runs(a) -> list[tuple[int, int, int]]:
     "The runs of parsed grid arguments: the product grid, then `--extra` seeds of single architectures."
     runs = grid(a.depths, a.widths, a.seeds)
