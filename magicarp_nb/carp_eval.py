@@ -88,7 +88,15 @@ def _encode_pairs(name, model, tok, max_length, ds, out: Path, prov: dict, force
         folder = out / "embeddings" / name / f"{prov['split']}.{side}"
         p = {**prov, "model": name, "column": side}
         encode_corpus(
-            enc, tok, ds[side], folder, max_length=max_length, dtype="float32", provenance=p, force_fresh=force_fresh, progress=progress
+            enc,
+            tok,
+            ds[side],
+            folder,
+            max_length=max_length,
+            dtype="float32",
+            provenance=p,
+            force_fresh=force_fresh,
+            progress=progress,
         )
         sides.append(load_embeddings(folder))
     (P, Ip, _), (R, Ir, _) = sides
