@@ -8,7 +8,7 @@ SEED   ?= 12
 RUN    ?= runs/clm-tiny/02x0128_s$(SEED)
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: help setup train test test-all export check-export clean check-clean outputs docs readme style layout
+.PHONY: help setup train test test-all export check-export clean check-clean outputs docs docs-check readme style layout
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -51,8 +51,11 @@ outputs: setup  ## re-execute the numbered notebooks and index in place so their
 	  ../$(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.timeout=1800 $$nb || exit 1; done
 	$(BIN)/nbdev_clean
 
-docs: setup  ## render the notebooks to _docs/*.html without Quarto (and README.md from nbs/index.ipynb)
+docs: setup  ## render the notebooks to the site in _docs/ without Quarto (index.html is the landing page; and README.md)
 	$(BIN)/python tools/render_docs.py --check
+
+docs-check: setup  ## open every page of _docs/ in headless Chromium (apt-get install -y chromium); fail on what looks broken; screenshots in _docs/shots/
+	$(BIN)/python tools/check_docs.py
 
 readme: setup  ## regenerate README.md from nbs/index.ipynb
 	$(BIN)/python tools/render_docs.py --readme

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -26,6 +27,18 @@ PAPER_COLUMNS = ["model", "n_params", "val_acc", "val_loss", "perplex", *NC_COLU
 "The columns of the paper's CSV, in its order."
 EXTRA_COLUMNS = ["n_classes", "coincident_pairs", "depth", "width", "seed", "step", "train_sequences", "val_sequences"]
 "Columns of ours, after the paper's."
+
+
+def _found_stats(experiment_dir: Path) -> list[dict]:
+    "`find_stats`, failing clearly when there is nothing to analyse."
+    entries = find_stats(experiment_dir)
+    if not entries:
+        where = "an empty folder" if experiment_dir.is_dir() else "no such folder"
+        raise FileNotFoundError(
+            f"no collected statistics under {experiment_dir}/*/stats/ ({where}); "
+            "pass runs/<experiment> after collecting its checkpoints"
+        )
+    return entries
 
 
 def find_stats(experiment_dir) -> list[dict]:
@@ -107,16 +120,13 @@ def analyze(
     "Fill `analysis.csv` with one row per model@checkpoint, computing only what is missing."
     experiment_dir = Path(experiment_dir)
     out_csv = Path(out_csv) if out_csv else experiment_dir / "analysis.csv"
-    settings = {
-        "min_per_class": min_per_class,
-        "max_per_class": max_per_class,
-        "kernels": sorted(kernels),
-        "dist_exp": dist_exp,
-    }
+    entries = _found_stats(experiment_dir)
+    settings = {"min_per_class": min_per_class, "max_per_class": max_per_class, "kernels": sorted(kernels)}
+    settings["dist_exp"] = dist_exp
     side = out_csv.with_suffix(".json")
-    if out_csv.exists() and not force:
+    if out_csv.exists():  # with force, old rows stay until their new ones replace them
         old = json.loads(side.read_text()) if side.exists() else None
-        if old != settings:
+        if old != settings and not force:
             raise ValueError(
                 f"{out_csv} was computed with {old}, not {settings}; pass force=True to recompute it "
                 "or write to another out_csv"
@@ -130,19 +140,24 @@ def analyze(
         if c not in df:
             df[c] = math.nan
     df = df.set_index("model", drop=False)
-    entries = find_stats(experiment_dir)
+    never = {"log_kern_mean", "log_kern_var"} if "log" not in kernels else set()  # columns these kernels do not fill
     for e in tqdm(entries, desc="analysis", disable=not progress):
-        missing = wanted if e["model"] not in df.index else [c for c in wanted if pd.isna(df.at[e["model"], c])]
+        new = force or e["model"] not in df.index
+        missing = wanted if new else [c for c in wanted if c not in never and pd.isna(df.at[e["model"], c])]
         if not missing:
             continue
-        row = analysis_row(e, missing, min_per_class, max_per_class, kernels, dist_exp, tile)
+        try:
+            row = analysis_row(e, missing, min_per_class, max_per_class, kernels, dist_exp, tile)
+        except StatsFileError as err:  # one damaged file does not stop the experiment's analysis
+            warnings.warn(f"{e['model']} left out of {out_csv.name}: {err}", stacklevel=2)
+            continue
         for k, v in row.items():
-            if k in wanted and (k in missing or e["model"] not in df.index):
+            if k in wanted and (k in missing or new):
                 df.loc[e["model"], k] = v
         atomic_write(out_csv, df[wanted].to_csv(index=False))  # after every row: a kill loses at most one
-        atomic_write(side, json.dumps(settings))
-    if not entries:
-        atomic_write(out_csv, df[wanted].to_csv(index=False))
+        if not force:  # a forced run's settings hold for the file only once every row is recomputed
+            atomic_write(side, json.dumps(settings))
+    atomic_write(out_csv, df[wanted].to_csv(index=False))
     atomic_write(side, json.dumps(settings))
     return df[wanted].reset_index(drop=True)
 
@@ -160,11 +175,13 @@ def progress_table(experiment_dir, min_per_class: int = 1) -> pd.DataFrame:
                 try:
                     info = stats_info(f) if f else {"meta": {}}
                     r[f"{stage}_state"] = "done" if f == done else "partial" if f else "-"
-                except StatsFileError:
+                except StatsFileError:  # reported in the table; the other runs go on
                     info, r[f"{stage}_state"] = {"meta": {}}, "corrupt"
                 r[f"{stage}_seqs"] = info["meta"].get("sequences", 0)
                 if stage == "train":
-                    r["classes_kept"] = int((info["counts"] >= min_per_class).sum()) if f == done else None
+                    r["classes_kept"] = (
+                        int((info["counts"] >= min_per_class).sum()) if "counts" in info and f == done else None
+                    )
             r["train_shards"] = len(stats_shards(ck))
             rows.append(r)
     return pd.DataFrame(rows)

@@ -19,7 +19,7 @@ from .encoders import build_encoder
 from .gradcache import contrastive_step
 from .objectives import contrastive_accuracy, make_objective, masked_logits, objective_logits, objective_loss
 from .retrieval import evaluate_pairs
-from .runfiles import load_model_weights, write_run_record
+from .runfiles import load_model_weights, start_run
 from .runtime import quiet_transformers, seed_everything
 from .trainer import Trainer, TrainResult
 
@@ -113,17 +113,18 @@ def train_carp(
     callbacks: tuple = (),  # trainer callbacks (e.g. a schedulers.PhaseScheduler)
 ) -> TrainResult:
     "Train a CARP model on the configured pairs: the final validation (and the initial one) and the pair counts."
-    run_dir = Path(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    cfg_path = write_run_record(run_dir / "config.yaml", config_yaml(cfg), "config", resume)
-    t0 = time.time()
+    run_dir, t0 = Path(run_dir), time.time()
     seed_everything(cfg.seed)
     model, tok, max_length = build_carp(cfg)
     splits = load_pairs(cfg.data)
     train = TokenizedPairs(splits.train["passage"], splits.train["review"], tok, max_length)
     val = TokenizedPairs(splits.validation["passage"], splits.validation["review"], tok, max_length)
     fp = _pairs_fingerprint(cfg, splits.report, train, val)
-    fp_path = write_run_record(run_dir / "data.json", json.dumps(fp, indent=1), "pairs (data.json)", resume)
+    save_record = start_run(
+        run_dir,
+        {"config.yaml": (config_yaml(cfg), "config"), "data.json": (json.dumps(fp, indent=1), "pairs (data.json)")},
+        resume,
+    )
 
     def save_extra(folder: Path) -> None:
         towers = [("passage_backbone", model.passage_encoder)]
@@ -131,8 +132,7 @@ def train_carp(
         for name, enc in towers:
             enc.backbone.config.save_pretrained(folder / name)
             tok.save_pretrained(folder / name)
-        (folder / "config.yaml").write_text(cfg_path.read_text())
-        (folder / "data.json").write_text(fp_path.read_text())
+        save_record(folder)
 
     trainer = Trainer(
         model,

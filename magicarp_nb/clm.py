@@ -16,7 +16,7 @@ from transformers import AutoModelForCausalLM, GPTNeoConfig, GPTNeoForCausalLM
 
 from .config import CLMConfig, CLMModelConfig, config_yaml, load_config
 from .data import load_tokenizer, prepare_text_blocks, unigram_cross_entropy, unigram_entropy
-from .runfiles import arch_name, write_run_record
+from .runfiles import arch_name, has_checkpoints, start_run
 from .runtime import quiet_transformers, seed_everything
 from .trainer import Trainer, TrainResult
 
@@ -97,19 +97,26 @@ def train_clm(
     callbacks: tuple = (),  # trainer callbacks (on_step_end / on_epoch_end)
 ) -> TrainResult:
     "Train a GPT-Neo on the configured corpus: its final evaluation, facts and unigram baselines, and the trainer."
-    run_dir = Path(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    cfg_path = write_run_record(run_dir / "config.yaml", config_yaml(cfg), "config", resume)
-    t0 = time.time()
-    tok, train, valid, fp = prepare_text_blocks(cfg.data, run_dir / "tokenizer")
-    fp_path = write_run_record(run_dir / "data.json", json.dumps(fp, indent=1), "token stream (data.json)", resume)
+    run_dir, t0 = Path(run_dir), time.time()
+    # only a started run's tokenizer is its own; any other one in the folder is stale and trained anew
+    tok_dir = run_dir / "tokenizer" if has_checkpoints(run_dir) and resume else None
+    tok, train, valid, fp = prepare_text_blocks(cfg.data, tok_dir)
+    save_record = start_run(
+        run_dir,
+        {
+            "config.yaml": (config_yaml(cfg), "config"),
+            "data.json": (json.dumps(fp, indent=1), "token stream (data.json)"),
+        },
+        resume,
+    )
+    if tok_dir is None:
+        tok.save_pretrained(str(run_dir / "tokenizer"))
     seed_everything(cfg.seed)
     model = GPTNeoForCausalLM(neo_config(cfg.model, len(tok), cfg.data.block_size, tok.eos_token_id))
 
     def save_extra(folder):
         tok.save_pretrained(folder)
-        (folder / "config.yaml").write_text(cfg_path.read_text())
-        (folder / "data.json").write_text(fp_path.read_text())
+        save_record(folder)
 
     trainer = Trainer(
         model,

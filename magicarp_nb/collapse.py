@@ -29,12 +29,21 @@ class StatsFileError(ValueError):
     "A statistics file that is missing, corrupt, or does not match what it is combined with."
 
 
+def _checksum(tensors: dict, meta_text: str) -> str:
+    "sha256 of a statistics file's metadata text and tensors (name, shape and bytes, by name)."
+    h = hashlib.sha256(meta_text.encode())
+    for k in sorted(tensors):
+        t = tensors[k].contiguous()
+        h.update(f"{k}:{tuple(t.shape)}".encode())
+        h.update(t.view(torch.uint8).numpy().tobytes() if t.numel() else b"")
+    return h.hexdigest()
+
+
 def _write_stats(path, kind: str, tensors: dict, meta: dict) -> Path:
-    header = {"format": FORMAT, "kind": kind, "meta": json.dumps(meta, sort_keys=True)}
-    data = safetensors.torch.save(
-        {k: v.detach().to("cpu", torch.float64).contiguous() for k, v in tensors.items()}, metadata=header
-    )
-    return atomic_write(path, data)
+    tensors = {k: v.detach().to("cpu", torch.float64).contiguous() for k, v in tensors.items()}
+    text = json.dumps(meta, sort_keys=True)
+    header = {"format": FORMAT, "kind": kind, "meta": text, "sha256": _checksum(tensors, text)}
+    return atomic_write(path, safetensors.torch.save(tensors, metadata=header))
 
 
 def _read_stats(path, kind: str, names: tuple) -> tuple[dict, dict]:
@@ -51,6 +60,8 @@ def _read_stats(path, kind: str, names: tuple) -> tuple[dict, dict]:
         raise StatsFileError(f"{path} is not a magicarp_nb statistics file (format {header.get('format')!r})")
     if header.get("kind") != kind:
         raise StatsFileError(f"{path} holds {header.get('kind')!r} statistics, not {kind!r}")
+    if "sha256" in header and header["sha256"] != _checksum(tensors, header.get("meta", "{}")):
+        raise StatsFileError(f"statistics file {path} is corrupt: its checksum does not match its contents")
     missing = [n for n in names if n not in tensors]
     if missing:
         raise StatsFileError(f"statistics file {path} lacks tensors {missing}")
@@ -73,7 +84,7 @@ def stats_info(path) -> dict:
     return {"kind": header["kind"], "meta": json.loads(header.get("meta", "{}")), "counts": counts}
 
 # %% ../nbs/21_collapse.ipynb #c009
-_IDENTITY = ("stage", "model", "checkpoint", "tokenizer_sha256", "data_sha256", "block_size")
+_IDENTITY = ("stage", "model", "checkpoint", "weights_sha256", "tokenizer_sha256", "data_sha256", "block_size")
 
 
 def check_same_source(a: dict, b: dict, what: str) -> None:

@@ -18,7 +18,7 @@ from .clm import load_clm
 from .collapse import AgreementStats, CollapseStats, StatsFileError, check_same_source, merge_shards
 from .config import load_config
 from .data import prepare_text_blocks
-from .runfiles import partial_path, stats_path, stats_shards
+from .runfiles import file_sha256, partial_path, run_lock, stats_path, stats_shards
 from .runtime import resolve_device
 
 # %% auto #0
@@ -198,22 +198,33 @@ def collect_checkpoint(
         if not 0 <= i < n:
             raise ValueError(f"shard {i} of {n} does not exist")
         block_range = (i * len(train_blocks) // n, (i + 1) * len(train_blocks) // n)
-    model, _ = load_clm(checkpoint)
-    model.to(resolve_device(device))
-    base = {"model": checkpoint.parent.name, "checkpoint": checkpoint.name, "tokenizer_sha256": fp["tokenizer_sha256"]}
-    common = {"batch_size": batch_size, "save_every": save_every, "resume": resume, "progress": progress}
-    out, full = {}, stats_path(checkpoint, "train")
-    if "train" in stages and block_range is None and not full.exists() and stats_shards(checkpoint):
-        out["train"] = merge_complete_shards(checkpoint, len(train_blocks))  # array jobs collected it in shards
-    elif "train" in stages:
-        out["train"] = stats_path(checkpoint, "train", block_range)
-        train_meta = {**base, "data_sha256": fp["train_sha256"]}
-        collect_stats(model, train_blocks, out["train"], "train", block_range=block_range, meta=train_meta, **common)
-    if "val" in stages:
-        if block_range:
-            raise ValueError("block_range shards the train pass; run the validation pass without it")
-        train = CollapseStats.load(full, next(model.parameters()).device)
-        out["val"] = stats_path(checkpoint, "val")
-        val_meta = {**base, "data_sha256": fp["validation_sha256"]}
-        collect_stats(model, valid_blocks, out["val"], "val", train_stats=train, meta=val_meta, **common)
-    return out
+    # one writer per statistics file: array jobs collect different shards of one checkpoint side by side
+    mine = stats_path(checkpoint, "train", block_range)
+    temps = [f".{mine.name}*.tmp"] + ([] if block_range else [f".{stats_path(checkpoint, 'val').name}*.tmp"])
+    with run_lock(mine.parent, f"collecting {mine.name}", name=f".{mine.name}.lock", leftovers=temps):
+        model, _ = load_clm(checkpoint)
+        model.to(resolve_device(device))
+        base = {
+            "model": checkpoint.parent.name,
+            "checkpoint": checkpoint.name,
+            "weights_sha256": file_sha256(checkpoint / "model.safetensors"),  # stats follow the weights, not the name
+            "tokenizer_sha256": fp["tokenizer_sha256"],
+        }
+        common = {"batch_size": batch_size, "save_every": save_every, "resume": resume, "progress": progress}
+        out, full = {}, stats_path(checkpoint, "train")
+        if "train" in stages and block_range is None and not full.exists() and stats_shards(checkpoint):
+            out["train"] = merge_complete_shards(checkpoint, len(train_blocks))  # array jobs collected it in shards
+        elif "train" in stages:
+            out["train"] = stats_path(checkpoint, "train", block_range)
+            train_meta = {**base, "data_sha256": fp["train_sha256"]}
+            collect_stats(
+                model, train_blocks, out["train"], "train", block_range=block_range, meta=train_meta, **common
+            )
+        if "val" in stages:
+            if block_range:
+                raise ValueError("block_range shards the train pass; run the validation pass without it")
+            train = CollapseStats.load(full, next(model.parameters()).device)
+            out["val"] = stats_path(checkpoint, "val")
+            val_meta = {**base, "data_sha256": fp["validation_sha256"]}
+            collect_stats(model, valid_blocks, out["val"], "val", train_stats=train, meta=val_meta, **common)
+        return out

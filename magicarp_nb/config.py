@@ -21,18 +21,21 @@ import pandas as pd
 import yaml
 
 # %% auto #0
-__all__ = ['CONFIGS', 'PRESET_DIR', 'opt', 'ConfigKeyError', 'ConfigTypeError', 'from_dict', 'to_dict', 'parse_overrides',
-           'apply_overrides', 'registrar', 'register_config', 'TrainConfig', 'CLMModelConfig', 'TextDataConfig',
-           'CLMConfig', 'EncoderConfig', 'ObjectiveConfig', 'PairDataConfig', 'CarpConfig', 'list_presets',
-           'load_config', 'config_yaml', 'config_table']
+__all__ = ['CONFIGS', 'PRESET_DIR', 'opt', 'ConfigKeyError', 'ConfigTypeError', 'ConfigValueError', 'range_text', 'check_range',
+           'from_dict', 'to_dict', 'parse_overrides', 'apply_overrides', 'registrar', 'register_config', 'TrainConfig',
+           'CLMModelConfig', 'TextDataConfig', 'CLMConfig', 'EncoderConfig', 'ObjectiveConfig', 'PairDataConfig',
+           'CarpConfig', 'list_presets', 'load_config', 'config_yaml', 'config_table']
 
 # %% ../nbs/00_config.ipynb #c006
 def opt(
     default: Any,  # the default value (lists, dicts and dataclasses are copied per instance)
     help: str,  # one line shown by `config_table` and in error messages
+    **bounds,  # the allowed range of a number (or of each number of a tuple): ge, gt, le, lt
 ):
-    "A config field with a default and a help string."
-    meta = {"help": help}
+    "A config field with a default, a help string and, for numbers, the range a value must lie in."
+    if set(bounds) - set(_BOUNDS):
+        raise TypeError(f"opt() bounds are {list(_BOUNDS)}, got {sorted(set(bounds) - set(_BOUNDS))}")
+    meta = {"help": help, "bounds": bounds}
     if isinstance(default, (list, dict, tuple)) or is_dataclass(default):
         return field(default_factory=lambda: copy.deepcopy(default), metadata=meta)
     return field(default=default, metadata=meta)
@@ -47,6 +50,33 @@ class ConfigKeyError(KeyError):
 
 class ConfigTypeError(TypeError):
     "A config value of the wrong type: says the field, the expected type and the value."
+
+
+class ConfigValueError(ValueError):
+    "A config value outside its field's range: says the field, the range and the value."
+
+
+_BOUNDS = {"ge": ("≥", lambda v, b: v >= b), "gt": (">", lambda v, b: v > b), "le": ("≤", lambda v, b: v <= b),
+           "lt": ("<", lambda v, b: v < b)}  # fmt: skip
+
+
+def range_text(bounds: dict) -> str:
+    "The range of `opt(..., ge=1)`-style bounds in words (`≥ 1`, `> 0 and < 1`); empty when unbounded."
+    return " and ".join(f"{_BOUNDS[k][0]} {v}" for k, v in bounds.items())
+
+
+def check_range(
+    value,  # a converted config value: a number, a tuple or list of numbers, or None
+    bounds: dict,  # the field's bounds (ge, gt, le, lt)
+    name: str,  # the dotted field name, for the error
+):
+    "Raise `ConfigValueError` naming `name` and its range when a number of `value` lies outside `bounds`."
+    items = value if isinstance(value, (list, tuple)) else [value]
+    for v in items:
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            if not all(_BOUNDS[k][1](v, b) for k, b in bounds.items()):
+                raise ConfigValueError(f"config field '{name}' must be {range_text(bounds)}, got {value!r}")
+    return value
 
 # %% ../nbs/00_config.ipynb #c008
 _TRUE, _FALSE = {"true", "yes", "on", "1"}, {"false", "no", "off", "0"}
@@ -198,11 +228,12 @@ def from_dict(
         raise ConfigTypeError(f"config section '{prefix.rstrip('.') or cls.__name__}' expects a mapping, got {data!r}")
     hints = typing.get_type_hints(cls)
     names = [f.name for f in fields(cls) if f.init]
+    bounds = {f.name: f.metadata.get("bounds", {}) for f in fields(cls)}
     kwargs = {}
     for key, value in data.items():
         if key not in names:
             raise _unknown_key(key, names, prefix)
-        kwargs[key] = _coerce(value, hints[key], prefix + key)
+        kwargs[key] = check_range(_coerce(value, hints[key], prefix + key), bounds[key], prefix + key)
     return cls(**kwargs)
 
 
@@ -238,6 +269,10 @@ def parse_overrides(overrides) -> dict:
     return out
 
 
+def _field(node, name: str):
+    return next(f for f in fields(node) if f.name == name)
+
+
 def apply_overrides(
     cfg,  # a config dataclass instance
     overrides,  # dict, list of 'a.b=v' strings, or one string of them
@@ -251,8 +286,8 @@ def apply_overrides(
             if part not in names:
                 raise _unknown_key(part, names, prefix)
             if i == len(parts) - 1:
-                hints = typing.get_type_hints(type(node))
-                setattr(node, part, _coerce(value, hints[part], prefix + part))
+                hints, bounds = typing.get_type_hints(type(node)), _field(node, part).metadata.get("bounds", {})
+                setattr(node, part, check_range(_coerce(value, hints[part], prefix + part), bounds, prefix + part))
             else:
                 node, prefix = getattr(node, part), prefix + part + "."
                 if not is_dataclass(node):
@@ -293,27 +328,32 @@ def register_config(task: str):
 class TrainConfig:
     "Optimisation and loop settings shared by every trainer."
 
-    epochs: int = opt(2, "passes over the training data")
-    batch_size: int = opt(32, "sequences (or pairs) per optimiser step, before accumulation")
-    eval_batch_size: int = opt(64, "sequences (or pairs) per evaluation forward")
-    grad_accum: int = opt(1, "batches whose gradients are averaged into one optimiser step")
-    lr: float = opt(3e-3, "peak learning rate")
-    weight_decay: float = opt(0.1, "AdamW weight decay (not applied to biases and norms)")
-    adam_betas: tuple[float, float] = opt((0.9, 0.95), "AdamW betas")
+    epochs: int = opt(2, "passes over the training data", ge=1)
+    batch_size: int = opt(32, "sequences (or pairs) per optimiser step, before accumulation", ge=1)
+    eval_batch_size: int = opt(64, "sequences (or pairs) per evaluation forward", ge=1)
+    grad_accum: int = opt(1, "batches whose gradients are averaged into one optimiser step", ge=1)
+    lr: float = opt(3e-3, "peak learning rate", gt=0)
+    weight_decay: float = opt(0.1, "AdamW weight decay (not applied to biases and norms)", ge=0)
+    adam_betas: tuple[float, float] = opt((0.9, 0.95), "AdamW betas", ge=0, lt=1)
     schedule: str = opt("cosine", "learning-rate schedule name from schedulers.SCHEDULES")
-    warmup_ratio: float = opt(0.05, "fraction of optimiser steps spent warming up linearly")
-    min_lr_ratio: float = opt(0.1, "final learning rate as a fraction of the peak")
-    grad_clip: Optional[float] = opt(1.0, "clip the global gradient norm to this (None: no clipping)")
-    max_steps: Optional[int] = opt(None, "stop after this many optimiser steps (None: run all epochs)")
-    log_every: int = opt(10, "optimiser steps between rows of log.csv")
+    warmup_ratio: float = opt(0.05, "fraction of optimiser steps spent warming up linearly", ge=0, lt=1)
+    min_lr_ratio: float = opt(0.1, "final learning rate as a fraction of the peak", ge=0, le=1)
+    grad_clip: Optional[float] = opt(1.0, "clip the global gradient norm to this (None: no clipping)", gt=0)
+    max_steps: Optional[int] = opt(None, "stop after this many optimiser steps (None: run all epochs)", ge=1)
+    log_every: int = opt(10, "optimiser steps between rows of log.csv", ge=1)
     nan_policy: Literal["stop", "skip"] = opt("stop", "on a non-finite loss or gradient: stop, or skip the step")
     device: str = opt("auto", "'auto' (CUDA when present), 'cpu', 'cuda', 'cuda:1', ...")
     bf16: bool = opt(False, "bfloat16 autocast; used only where the device supports it")
-    num_threads: Optional[int] = opt(None, "torch CPU threads (None: leave torch's default)")
-    eval_every: Optional[int] = opt(None, "also evaluate every N optimiser steps (None: at the end of each epoch only)")
+    num_threads: Optional[int] = opt(None, "torch CPU threads (None: leave torch's default)", ge=1)
+    eval_every: Optional[int] = opt(
+        None, "also evaluate every N optimiser steps (None: at the end of each epoch only)", ge=1
+    )
     eval_at_start: bool = opt(False, "evaluate once before the first step: the baseline of the initial model")
     save_every: Optional[int] = opt(
-        None, "also checkpoint every N optimiser steps (None: at the end of each epoch only)"
+        None, "also checkpoint every N optimiser steps (None: at the end of each epoch only)", ge=1
+    )
+    max_skipped_steps: int = opt(
+        10, "with nan_policy=skip: end the run with an error after this many skipped steps in a row", ge=1
     )
     gradient_checkpointing: bool = opt(
         False, "recompute activations during backward (less memory, ~1/3 more compute) where the model supports it"
@@ -324,11 +364,11 @@ class TrainConfig:
 class CLMModelConfig:
     "GPT-Neo architecture: named by depth x width as in Linguistic Collapse (e.g. 02x0128)."
 
-    n_layer: int = opt(2, "transformer blocks (depth)")
-    width: int = opt(128, "hidden size (d_model)")
-    n_head: int = opt(4, "attention heads; must divide width")
-    dropout: float = opt(0.0, "embedding, attention and residual dropout")
-    init_std: float = opt(0.02, "standard deviation of the weight initialisation")
+    n_layer: int = opt(2, "transformer blocks (depth)", ge=1)
+    width: int = opt(128, "hidden size (d_model)", ge=1)
+    n_head: int = opt(4, "attention heads; must divide width", ge=1)
+    dropout: float = opt(0.0, "embedding, attention and residual dropout", ge=0, lt=1)
+    init_std: float = opt(0.02, "standard deviation of the weight initialisation", gt=0)
 
 
 @dataclass
@@ -340,15 +380,17 @@ class TextDataConfig:
         "'generated' (offline stories), a local .txt/.json/.jsonl/.csv/.parquet/"
         ".arrow file or save_to_disk folder, or a hub dataset name (needs network)",
     )
-    n_stories: int = opt(6000, "stories to generate when corpus='generated'")
+    n_stories: int = opt(6000, "stories to generate when corpus='generated'", ge=1)
     corpus_seed: int = opt(0, "seed of the generated corpus and of the train/validation split")
-    val_fraction: float = opt(0.05, "fraction held out for validation when the source has no validation split")
+    val_fraction: float = opt(
+        0.05, "fraction held out for validation when the source has no validation split", gt=0, lt=1
+    )
     text_column: str = opt("text", "column holding the text in tabular sources")
     separator: str = opt("<|endoftext|>", "string between stories in a plain-text file")
-    max_texts: Optional[int] = opt(None, "use only the first N training texts (None: all)")
+    max_texts: Optional[int] = opt(None, "use only the first N training texts (None: all)", ge=1)
     tokenizer: str = opt("bpe", "'bpe' trains a byte-level BPE on the training split; else a local path or hub name")
-    vocab_size: int = opt(2048, "vocabulary size of the trained BPE")
-    block_size: int = opt(128, "tokens per training sequence (and the model's context length)")
+    vocab_size: int = opt(2048, "vocabulary size of the trained BPE", ge=257)
+    block_size: int = opt(128, "tokens per training sequence (and the model's context length)", ge=2)
 
 
 @register_config("clm")
@@ -377,17 +419,23 @@ class EncoderConfig:
     backbone_overrides: dict[str, Any] = opt(
         {}, "fields of the backbone's config to override, e.g. {num_hidden_layers: 1, hidden_size: 32}"
     )
-    dropout: Optional[float] = opt(None, "every dropout probability of the backbone (None: the backbone's own)")
+    dropout: Optional[float] = opt(
+        None, "every dropout probability of the backbone (None: the backbone's own)", ge=0, lt=1
+    )
     pooling: Literal["mean", "sum", "cls", "last"] = opt("mean", "token states to one vector (encoders.POOLINGS)")
     projection: Literal["none", "linear", "mlp", "direct"] = opt(
         "none", "after pooling: none, a linear map, magiCARP's MLP, or 'direct' (the first proj_dim dimensions)"
     )
-    proj_dim: Optional[int] = opt(None, "embedding size after the projection (None: the backbone's hidden size)")
+    proj_dim: Optional[int] = opt(None, "embedding size after the projection (None: the backbone's hidden size)", ge=1)
     normalize: bool = opt(True, "L2-normalise the embeddings")
-    max_length: Optional[int] = opt(128, "truncate every text to this many tokens (None: the model's context length)")
+    max_length: Optional[int] = opt(
+        128, "truncate every text to this many tokens (None: the model's context length)", ge=1
+    )
     shared: bool = opt(True, "one tower encodes passages and reviews (False: two towers, as magiCARP)")
     chunk_size: Optional[int] = opt(
-        32, "texts per backbone call, grouped by length so that short texts skip long ones' padding (None: all at once)"
+        32,
+        "texts per backbone call, grouped by length so that short texts skip long ones' padding (None: all at once)",
+        ge=1,
     )
 
 # %% ../nbs/00_config.ipynb #c029
@@ -396,10 +444,10 @@ class ObjectiveConfig:
     "The contrastive objective and its logit scale."
 
     name: str = opt("infonce", "objective from objectives.OBJECTIVES")
-    temperature: float = opt(0.07, "initial temperature: the logit scale starts at 1 / temperature")
+    temperature: float = opt(0.07, "initial temperature: the logit scale starts at 1 / temperature", gt=0)
     learn_scale: bool = opt(True, "learn the logit scale (else it stays at 1 / temperature)")
-    min_scale: float = opt(0.01, "lower clamp of the logit scale (magiCARP: 1/100)")
-    max_scale: float = opt(100.0, "upper clamp of the logit scale (CLIP and magiCARP: 100)")
+    min_scale: float = opt(0.01, "lower clamp of the logit scale (magiCARP: 1/100)", gt=0)
+    max_scale: float = opt(100.0, "upper clamp of the logit scale (CLIP and magiCARP: 100)", gt=0)
 
 # %% ../nbs/00_config.ipynb #c030
 @dataclass
@@ -418,18 +466,21 @@ class PairDataConfig:
     )
     passage_column: str = opt("story_target", "column holding the passage (magiCARP's name)")
     review_column: str = opt("target_comment", "column holding the review (magiCARP's name)")
-    min_chars: int = opt(20, "drop pairs whose passage or review has fewer characters, after stripping")
+    min_chars: int = opt(20, "drop pairs whose passage or review has fewer characters, after stripping", ge=0)
     dedup: Literal["auto", "either", "pair", "none"] = opt(
         "auto",
         "drop a pair whose passage or review appeared before ('either'), exact repeats ('pair'), or none; "
         "'auto': 'either' for the stdlib pairs, 'pair' elsewhere (several reviews of one passage are kept)",
     )
     val_fraction: float = opt(
-        0.15, "fraction held out when the source has no validation split (by file for stdlib, else by passage)"
+        0.15,
+        "fraction held out when the source has no validation split (by file for stdlib, else by passage)",
+        gt=0,
+        lt=1,
     )
     split_seed: int = opt(0, "seed of the train/validation split")
-    max_pairs: Optional[int] = opt(None, "use a seeded random subset of N training pairs (None: all)")
-    max_val_pairs: Optional[int] = opt(None, "use a seeded random subset of N validation pairs (None: all)")
+    max_pairs: Optional[int] = opt(None, "use a seeded random subset of N training pairs (None: all)", ge=1)
+    max_val_pairs: Optional[int] = opt(None, "use a seeded random subset of N validation pairs (None: all)", ge=1)
 
 
 @register_config("carp")
@@ -444,7 +495,7 @@ class CarpConfig:
     objective: ObjectiveConfig = opt(ObjectiveConfig(), "contrastive loss and logit scale")
     data: PairDataConfig = opt(PairDataConfig(), "pair source, cleaning and split")
     microbatch_size: Optional[int] = opt(
-        None, "pairs per encoder forward in the GradCache step (None: the whole batch at once)"
+        None, "pairs per encoder forward in the GradCache step (None: the whole batch at once)", ge=1
     )
     train: TrainConfig = opt(
         TrainConfig(
@@ -494,7 +545,7 @@ def config_yaml(cfg) -> str:
     "The YAML text of a resolved config (with its task), as written into run folders."
     return yaml.safe_dump({"task": cfg.task, **to_dict(cfg)}, sort_keys=False)
 
-# %% ../nbs/00_config.ipynb #c040
+# %% ../nbs/00_config.ipynb #c041
 def config_table(cfg_or_cls) -> pd.DataFrame:
     "Every dotted key of a config with its type, value and help text."
     rows = []
@@ -509,9 +560,11 @@ def config_table(cfg_or_cls) -> pd.DataFrame:
             else:
                 if val is dataclasses.MISSING:
                     val = f.default_factory()
+                rng = range_text(f.metadata.get("bounds", {}))
                 rows.append(
-                    {"key": prefix + f.name, "type": _type_name(sub), "value": val, "help": f.metadata.get("help", "")}
-                )
+                    {"key": prefix + f.name, "type": _type_name(sub), "value": val, "range": rng,
+                     "help": f.metadata.get("help", "")}
+                )  # fmt: skip
 
     cls = cfg_or_cls if isinstance(cfg_or_cls, type) else type(cfg_or_cls)
     walk(None if isinstance(cfg_or_cls, type) else cfg_or_cls, cls, "")

@@ -13,29 +13,49 @@ import matplotlib
 import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
+import yaml
 
 from .runfiles import atomic_write
 
 # %% auto #0
-__all__ = ['MEASURES', 'save_figure', 'plot_training_log', 'final_rows', 'plot_nc_vs_loss', 'plot_seeds', 'correlations',
-           'plot_correlations']
+__all__ = ['LOSS_UNITS', 'MEASURES', 'UNITS', 'figure_alt', 'save_figure', 'plot_training_log', 'axis_label', 'final_rows',
+           'plot_nc_vs_loss', 'plot_seeds', 'correlations', 'plot_correlations']
 
 # %% ../nbs/30_figures.ipynb #c005
+LOSS_UNITS = {"clm": "nats per token", "carp": "nats per pair"}
+"The unit of each task's training loss: CLM's cross-entropy is per token, CARP's InfoNCE is per (passage, review) pair."
+
+
+def figure_alt(fig) -> str:
+    "A one-sentence description of a figure (its title, then each panel's y against x), for alt text and PNG metadata."
+    title = fig.get_suptitle()
+    panels = [
+        f"{ax.get_title() or ax.get_ylabel()}: {ax.get_ylabel() or ax.get_title()} against {ax.get_xlabel()}"
+        for ax in fig.axes
+        if ax.get_visible() and (ax.get_title() or ax.get_ylabel())
+    ]
+    return "; ".join(([title] if title else []) + panels)
+
+
 def save_figure(fig, path) -> Path:
-    "Save `fig` as a PNG (creating folders), atomically."
+    "Save `fig` as a PNG (creating folders), atomically, with `figure_alt` as the PNG's description."
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=120, bbox_inches="tight")
+    fig.savefig(buf, format="png", dpi=120, bbox_inches="tight", metadata={"Description": figure_alt(fig)})
     return atomic_write(path, buf.getvalue())
 
 
 def plot_training_log(
-    run_dir,  # a run folder with log.csv
+    run_dir,  # a run folder with log.csv (and config.yaml, whose task and run name label the plot)
     baselines: dict | None = None,  # horizontal reference lines, e.g. {"unigram entropy": 5.3}
     save: bool = True,  # also write <run_dir>/figures/training.png
+    title: str | None = None,  # default: the run's name (config.yaml's run_name, else the folder's name)
 ):
     "Training and validation loss against optimiser steps, from a run's `log.csv`."
     run_dir = Path(run_dir)
     log = pd.read_csv(run_dir / "log.csv")
+    cfg = yaml.safe_load((run_dir / "config.yaml").read_text()) if (run_dir / "config.yaml").exists() else {}
+    unit = LOSS_UNITS.get(cfg.get("task"), "nats")
+    title = title or cfg.get("run_name") or run_dir.name
     fig, ax = plt.subplots(figsize=(6, 3.2))
     tr = log.dropna(subset=["train_loss"]) if "train_loss" in log else log.iloc[:0]
     ax.plot(tr["step"], tr["train_loss"], label="train loss", lw=1)
@@ -44,7 +64,7 @@ def plot_training_log(
         ax.plot(ev["step"], ev["eval_loss"], "o-", label="validation loss")
     for i, (name, y) in enumerate((baselines or {}).items()):
         ax.axhline(y, ls="--", color=f"C{i + 2}", lw=1, label=name)
-    ax.set(xlabel="optimiser step", ylabel="loss (nats / token)", title=run_dir.name)
+    ax.set(xlabel="optimiser step", ylabel=f"loss ({unit})", title=f"{title}: training and validation loss")
     ax.legend(fontsize=8)
     fig.tight_layout()
     if save:
@@ -66,6 +86,27 @@ MEASURES = [
     "agreement",
 ]
 "The measures plotted by default (the CSV has more)."
+
+UNITS = {
+    "val_loss": "nats per token",
+    "cdnv": "ratio",
+    "norms_var": "hidden units²",
+    "norms_log_var": "unitless",
+    "etf_error": "unitless",
+    "interfere_var": "unitless",
+    "log_kern_mean": "unitless",
+    "log_kern_var": "unitless",
+    "dual_error": "unitless",
+    "simcos_mean": "cosine",
+    "dists_mean": "hidden units",
+    "agreement": "fraction of tokens",
+}
+"The unit of each plotted column (23_measures defines the measures)."
+
+
+def axis_label(col: str) -> str:
+    "`col` with its unit, e.g. 'val_loss (nats per token)'."
+    return f"{col} ({UNITS[col]})" if col in UNITS else col
 
 
 def final_rows(df: pd.DataFrame) -> pd.DataFrame:
@@ -89,6 +130,7 @@ def plot_nc_vs_loss(
     target: str = "val_loss",
     save=None,  # PNG path
     ncols: int = 4,
+    title: str | None = None,  # the figure's title, e.g. the experiment's name
 ):
     "One panel per measure against validation loss, coloured by width and marked by depth."
     columns = [c for c in (columns or MEASURES) if c in df and df[c].notna().any()]
@@ -111,13 +153,16 @@ def plot_nc_vs_loss(
         if _log_scale(df[col]):
             ax.set_yscale("log")
         ax.set_title(col, fontsize=10)
-        ax.set_ylabel("")
+        ax.set_xlabel(axis_label(target), fontsize=8)
+        ax.set_ylabel(axis_label(col), fontsize=8)
     for ax in list(axes.flat)[len(columns) :]:
         ax.set_visible(False)
     if columns:
         handles, labels = axes.flat[0].get_legend_handles_labels()
         axes.flat[0].get_legend().remove()
         fig.legend(handles, labels, loc="center right", fontsize=8, frameon=False)
+    if title:
+        fig.suptitle(f"{title}: collapse measures against {target}", fontsize=11)
     fig.tight_layout(rect=(0, 0, 0.93, 1))
     if save:
         save_figure(fig, save)
@@ -132,6 +177,7 @@ def plot_seeds(
     save=None,
     target: str = "val_loss",
     ncols: int = 6,
+    title: str | None = None,  # prefix of the figure's title, e.g. the experiment's name
 ):
     "The seeds of one architecture side by side: one bar per seed and measure (and validation loss)."
     sub = df[(df["depth"] == depth) & (df["width"] == width)].sort_values("seed")
@@ -146,12 +192,14 @@ def plot_seeds(
         ax.bar(range(len(sub)), sub[col], color=sns.color_palette("tab10", len(sub)))
         ax.set_xticks(range(len(sub)), [f"s{int(s)}" for s in sub["seed"]], fontsize=7)
         ax.set_title(col, fontsize=9)
+        ax.set_xlabel("seed", fontsize=7)
+        ax.set_ylabel(axis_label(col), fontsize=7)
         ax.tick_params(axis="y", labelsize=7)
         lo, hi = sub[col].min(), sub[col].max()
         if lo * hi > 0 and max(abs(lo), abs(hi)) / min(abs(lo), abs(hi)) < 3:  # small spreads would vanish from 0
             pad = 0.5 * (hi - lo) + 1e-12
             ax.set_ylim(lo - pad, hi + pad)
-    fig.suptitle(f"seeds of {depth:02d}x{width:04d}", fontsize=10)
+    fig.suptitle(f"{title + ': ' if title else ''}seeds of {depth:02d}x{width:04d}", fontsize=10)
     fig.tight_layout()
     if save:
         save_figure(fig, save)
@@ -179,6 +227,7 @@ def plot_correlations(corr: pd.DataFrame, save=None, title: str = "correlation w
     corr[["pearson", "spearman"]].iloc[::-1].plot.barh(ax=ax, width=0.8)
     ax.axvline(0, color="k", lw=0.8)
     ax.set_xlim(-1, 1)
+    ax.set(xlabel="correlation coefficient (unitless, −1 to 1)", ylabel="measure")
     ax.set_title(title, fontsize=10)
     fig.tight_layout()
     if save:

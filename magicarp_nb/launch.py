@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import importlib.resources
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -286,6 +287,15 @@ def submit_grid(
     return jobs
 
 # %% ../nbs/31_launch.ipynb #c032
+def _extra_spec(text: str) -> str:
+    "An `--extra` value checked for the form DxW:s1,s2 (argparse reports a bad one as a usage error)."
+    arch, sep, seeds = text.partition(":")
+    ok = sep and re.fullmatch(r"\d+x\d+", arch) and re.fullmatch(r"\d+(,\d+)*", seeds)
+    if not ok:
+        raise argparse.ArgumentTypeError(f"{text!r} is not of the form DxW:s1,s2 (e.g. 2x128:1,2,3)")
+    return text
+
+
 def _grid_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="magicarp-grid", description="Train, collect and analyse a grid of runs.")
     ap.add_argument("--preset", default="clm-tiny")
@@ -293,7 +303,11 @@ def _grid_parser() -> argparse.ArgumentParser:
     ap.add_argument("--widths", type=int, nargs="+", default=[64, 128, 256])
     ap.add_argument("--seeds", type=int, nargs="+", default=[0])
     ap.add_argument(
-        "--extra", nargs="*", default=[], help="more seeds of one architecture: DxW:s1,s2 (e.g. 2x128:1,2,3)"
+        "--extra",
+        nargs="*",
+        default=[],
+        type=_extra_spec,
+        help="more seeds of one architecture: DxW:s1,s2 (e.g. 2x128:1,2,3)",
     )
     ap.add_argument("--overrides", default="", help="dotted overrides for every run")
     ap.add_argument("--experiment", default=None)

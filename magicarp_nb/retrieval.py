@@ -22,7 +22,8 @@ def _ranks(Q: torch.Tensor, C: torch.Tensor, same: torch.Tensor | None, block: i
         scores = Q[s : s + block] @ C.T
         rows = torch.arange(s, s + len(scores), device=scores.device)
         target = scores[torch.arange(len(scores)), rows]
-        above = scores > target[:, None]
+        above = scores >= target[:, None]  # ties rank above the match
+        above[torch.arange(len(scores)), rows] = False
         if same is not None:
             above &= ~same[s : s + block]
         ranks.append(1 + above.sum(1))
@@ -36,10 +37,18 @@ def retrieval_metrics(
     review_keys: torch.Tensor | None = None,  # (N,) equal ids for identical reviews
     ks: tuple = (1, 5, 10),  # the k of each R@k
     block: int = 1024,  # query rows scored at a time
+    split: str = "validation",  # the split the embeddings come from, for errors
 ) -> dict:
     "R@k and MRR passage→review (`p2r_*`) and review→passage (`r2p_*`), and `mrr`, the mean of both MRRs."
     if P.shape != R.shape:
         raise ValueError(f"P and R must have the same shape, got {tuple(P.shape)} and {tuple(R.shape)}")
+    for what, E in (("passage", P), ("review", R)):
+        bad = int((~torch.isfinite(E)).any(-1).sum())
+        if bad:
+            raise ValueError(
+                f"{bad} of {len(E)} {what} embeddings of the {split} split are not finite (NaN or inf): the encoder "
+                "has diverged and cannot be scored; lower train.lr or resume from an earlier checkpoint"
+            )
     P = torch.nn.functional.normalize(P.float(), dim=-1)
     R = torch.nn.functional.normalize(R.float(), dim=-1)
     same = None
@@ -54,7 +63,7 @@ def retrieval_metrics(
     out["mrr"] = (out["p2r_mrr"] + out["r2p_mrr"]) / 2
     return out
 
-# %% ../nbs/13_retrieval.ipynb #c012
+# %% ../nbs/13_retrieval.ipynb #c014
 @torch.no_grad()
 def encode_ids(
     encoder,  # dict of tensors -> (b, d), e.g. `encoders.TextEncoder`
@@ -93,7 +102,7 @@ def encode_texts(
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
     return encode_ids(encoder, ids, pad, batch_size, progress)
 
-# %% ../nbs/13_retrieval.ipynb #c015
+# %% ../nbs/13_retrieval.ipynb #c017
 @torch.no_grad()
 def evaluate_pairs(
     model,  # has passage_encoder, review_encoder, objective (e.g. carp.CarpModel)
@@ -103,6 +112,7 @@ def evaluate_pairs(
     ks: tuple = (1, 5, 10),  # the k of each R@k
     progress: bool = False,  # tqdm bars
     seed: int = 0,  # seed of the order in which pairs are cut into loss chunks
+    split: str = "validation",  # the name of the split, for errors
 ) -> dict:
     "`eval_loss`, `eval_accuracy`, and `eval_`-prefixed retrieval R@k and MRR in both directions over the whole split."
     P = encode_ids(model.passage_encoder, pairs.passage_ids, pairs.pad_id, batch_size, progress)
@@ -125,5 +135,5 @@ def evaluate_pairs(
         "eval_loss": sum(w * x for w, x in zip(weights, losses)) / total,
         "eval_accuracy": sum(w * x for w, x in zip(weights, accs)) / total,
     }
-    retrieval = retrieval_metrics(P, R, pairs.passage_keys, pairs.review_keys, ks)
+    retrieval = retrieval_metrics(P, R, pairs.passage_keys, pairs.review_keys, ks, split=split)
     return {**out, **{f"eval_{k}": v for k, v in retrieval.items()}}

@@ -5,10 +5,17 @@
 # %% ../nbs/02_runfiles.ipynb #c003
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import os
+import pickle
 import re
+import shutil
+import socket
 import tempfile
+import time
+import warnings
 from pathlib import Path
 
 import safetensors.torch
@@ -19,9 +26,11 @@ from .config import config_yaml
 from .runtime import quiet_transformers
 
 # %% auto #0
-__all__ = ['atomic_write', 'save_config', 'write_run_record', 'arch_name', 'parse_run_name', 'checkpoint_name', 'checkpoint_step',
-           'list_checkpoints', 'latest_checkpoint', 'save_model_weights', 'load_model_weights', 'stats_path',
-           'partial_path', 'parse_stats_name', 'stats_shards']
+__all__ = ['MANIFEST', 'LOCK_NAME', 'atomic_write', 'save_config', 'write_run_record', 'arch_name', 'parse_run_name',
+           'checkpoint_name', 'checkpoint_step', 'write_manifest', 'checkpoint_problem', 'list_checkpoints',
+           'latest_checkpoint', 'has_checkpoints', 'start_run', 'clean_leftovers', 'run_lock', 'save_model_weights',
+           'load_model_weights', 'load_torch_state', 'stats_path', 'partial_path', 'parse_stats_name', 'file_sha256',
+           'stats_shards']
 
 # %% ../nbs/02_runfiles.ipynb #c006
 def atomic_write(
@@ -33,6 +42,7 @@ def atomic_write(
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; a written file has the mode open() would give it
         with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as f:
             f.write(data)
             f.flush()
@@ -43,6 +53,12 @@ def atomic_write(
             os.unlink(tmp)
         raise
     return path
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def save_config(cfg, path) -> Path:
@@ -110,12 +126,50 @@ def checkpoint_step(path) -> int:
     return int(m[1])
 
 
+MANIFEST = "files.json"  # written last into a checkpoint: the size of every other file in it
+
+
+def write_manifest(folder) -> Path:
+    "Record the size of every file of a checkpoint `folder` in its manifest (write it last: it marks completeness)."
+    folder = Path(folder)
+    sizes = {str(p.relative_to(folder)): p.stat().st_size for p in sorted(folder.rglob("*")) if p.is_file()}
+    sizes.pop(MANIFEST, None)
+    return atomic_write(folder / MANIFEST, json.dumps(sizes, indent=1))
+
+
+def checkpoint_problem(folder) -> str | None:
+    "Why checkpoint `folder` is incomplete (a missing or cut file named), or None when it is complete."
+    folder = Path(folder)
+    if not (folder / "trainer_state.json").exists():
+        return "no trainer_state.json"
+    if not (folder / MANIFEST).exists():
+        return None  # written before manifests existed: trainer_state.json, written last, is the marker
+    try:
+        sizes = json.loads((folder / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return f"{folder / MANIFEST} is unreadable"
+    for name, size in sizes.items():
+        f = folder / name
+        if not f.exists():
+            return f"{f} is missing"
+        if f.stat().st_size != size:
+            return f"{f} has {f.stat().st_size} bytes, not the {size} written"
+    return None
+
+
 def list_checkpoints(run_dir) -> list[Path]:
-    "Complete checkpoints of a run, oldest first."
+    "Complete checkpoints of a run, oldest first; incomplete ones are skipped with a warning naming what is wrong."
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         return []
-    cks = [p for p in run_dir.iterdir() if _CHECKPOINT_RE.match(p.name) and (p / "trainer_state.json").exists()]
+    cks = []
+    for p in run_dir.iterdir():
+        if _CHECKPOINT_RE.match(p.name):
+            problem = checkpoint_problem(p)
+            if problem is None:
+                cks.append(p)
+            elif problem != "no trainer_state.json" or any(p.iterdir()):
+                warnings.warn(f"ignoring the incomplete checkpoint {p}: {problem}", stacklevel=2)
     return sorted(cks, key=checkpoint_step)
 
 
@@ -125,6 +179,112 @@ def latest_checkpoint(run_dir) -> Path | None:
     return cks[-1] if cks else None
 
 # %% ../nbs/02_runfiles.ipynb #c019
+def has_checkpoints(run_dir) -> bool:
+    "Whether `run_dir` holds any `checkpoint-<step>` folder (complete or not): a run has started there."
+    run_dir = Path(run_dir)
+    return run_dir.is_dir() and any(_CHECKPOINT_RE.match(p.name) for p in run_dir.iterdir())
+
+
+def start_run(
+    run_dir,  # the run folder (created if needed)
+    records: dict,  # file name -> (text, what it records), e.g. {"config.yaml": (config_yaml(cfg), "config")}
+    resume: bool = True,  # continue from the latest checkpoint; False: a fresh start
+):
+    "Check that a run may start in `run_dir`, write its record, and return `save_record(folder)` for checkpoints."
+    run_dir = Path(run_dir)
+    started = has_checkpoints(run_dir)
+    if started and not resume:
+        raise FileExistsError(f"{run_dir} already has checkpoints; resume or choose another run folder")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    for name, (text, what) in records.items():
+        write_run_record(run_dir / name, text, what, resume=started)
+
+    def save_record(folder) -> None:
+        for name in records:
+            (Path(folder) / name).write_text((run_dir / name).read_text())
+
+    return save_record
+
+# %% ../nbs/02_runfiles.ipynb #c022
+LOCK_NAME = ".lock"
+
+
+def _lock_owner(lock: Path) -> dict | None:
+    try:
+        return json.loads(lock.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _alive(owner: dict) -> bool:
+    "Whether the lock's owner may still run (a process on another host cannot be checked: assume it does)."
+    if owner.get("host") != socket.gethostname():
+        return True
+    try:
+        os.kill(int(owner["pid"]), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
+
+
+def clean_leftovers(folder, patterns=(".*.tmp",)) -> list[Path]:
+    "Remove what interrupted atomic writes left in `folder` (hidden `.tmp` files and folders); returns them."
+    gone = []
+    for pattern in patterns:
+        for p in Path(folder).glob(pattern):
+            shutil.rmtree(p) if p.is_dir() else p.unlink()
+            gone.append(p)
+    return gone
+
+# %% ../nbs/02_runfiles.ipynb #c023
+@contextlib.contextmanager
+def run_lock(
+    run_dir,  # the run folder to own while the block runs
+    what: str = "a writer",  # what the owner does, shown to anyone refused
+    name: str = LOCK_NAME,  # the lock file: one per folder, or one per output file for writers that share a folder
+    leftovers=(".*.tmp",),  # glob patterns of the owner's interrupted writes, removed once the lock is held
+):
+    "Own `run_dir` for the block: a lock file naming its owner; a dead owner's lock (same host) is taken over."
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    lock = run_dir / name
+    me = {"pid": os.getpid(), "host": socket.gethostname(), "started": time.strftime("%Y-%m-%d %H:%M:%S"), "what": what}
+    for _ in range(3):
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666)
+        except FileExistsError:
+            owner = _lock_owner(lock)
+            if owner is None and time.time() - lock.stat().st_mtime < 10:
+                time.sleep(1)  # being written by a process that has just taken it
+                continue
+            if owner is not None and _alive(owner):
+                raise RuntimeError(
+                    f"{run_dir} is in use by {owner.get('what')} (pid {owner.get('pid')} on {owner.get('host')}, "
+                    f"since {owner.get('started')}); wait for it to end, or delete {lock} if that process is gone"
+                ) from None
+            warnings.warn(f"taking over the stale lock {lock} of a process that is gone: {owner}", stacklevel=3)
+            lock.unlink(missing_ok=True)
+            continue
+        with os.fdopen(fd, "w") as f:
+            json.dump(me, f)
+        break
+    else:
+        raise RuntimeError(f"could not take the lock {lock}; delete it if no process uses {run_dir}")
+    try:
+        gone = clean_leftovers(run_dir, leftovers)
+        if gone:
+            warnings.warn(
+                f"removed {len(gone)} leftovers of killed writes in {run_dir}: {[p.name for p in gone]}",
+                stacklevel=3,
+            )
+        yield lock
+    finally:
+        if _lock_owner(lock) == me:
+            lock.unlink(missing_ok=True)
+
+# %% ../nbs/02_runfiles.ipynb #c026
 def save_model_weights(model: torch.nn.Module, folder: Path) -> None:
     "Weights into `folder`: `save_pretrained` when the model has it, else `model.safetensors`."
     if hasattr(model, "save_pretrained"):
@@ -136,14 +296,39 @@ def save_model_weights(model: torch.nn.Module, folder: Path) -> None:
 
 def load_model_weights(model: torch.nn.Module, folder: Path) -> None:
     "Load what `save_model_weights` wrote into an existing `model` (tied weights are re-tied)."
-    missing, unexpected = safetensors.torch.load_model(model, str(Path(folder) / "model.safetensors"), strict=False)
+    file = Path(folder) / "model.safetensors"
+    try:
+        missing, unexpected = safetensors.torch.load_model(model, str(file), strict=False)
+    except (OSError, safetensors.SafetensorError) as e:
+        raise ValueError(
+            f"cannot read the weights {file} ({type(e).__name__}: {e}); the file is missing or damaged"
+        ) from None
     if unexpected:
         raise RuntimeError(f"checkpoint {folder} has weights the model lacks: {unexpected[:5]}")
     tied = {n for n, p in model.named_parameters(remove_duplicate=False)} - {n for n, p in model.named_parameters()}
     if set(missing) - tied:
         raise RuntimeError(f"checkpoint {folder} lacks weights: {sorted(set(missing) - tied)[:5]}")
 
-# %% ../nbs/02_runfiles.ipynb #c022
+# %% ../nbs/02_runfiles.ipynb #c029
+def load_torch_state(
+    path,  # a file written by `torch.save` holding only tensors, numbers, strings and containers
+    map_location=None,  # passed to `torch.load`
+):
+    "`torch.load(path, weights_only=True)`, with an error naming the file when it is refused or damaged."
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing; the checkpoint is incomplete")
+    try:
+        return torch.load(path, map_location=map_location, weights_only=True)
+    except pickle.UnpicklingError as e:
+        raise ValueError(
+            f"refusing to load {path}: it holds Python objects other than tensors and plain data, and loading "
+            f"them could run code ({str(e).splitlines()[0]}). Delete the file if it is not yours"
+        ) from None
+    except (RuntimeError, EOFError, OSError) as e:
+        raise ValueError(f"cannot read {path} ({type(e).__name__}: {e}); the file is damaged") from None
+
+# %% ../nbs/02_runfiles.ipynb #c032
 _STATS_RE = re.compile(r"^(train|val)@(checkpoint-(\d+))(?:\.blocks(\d+)-(\d+))?\.safetensors(\.partial)?$")
 
 
@@ -167,6 +352,15 @@ def parse_stats_name(name) -> dict | None:
         return None
     block_range = (int(m[4]), int(m[5])) if m[4] is not None else None
     return {"stage": m[1], "checkpoint": m[2], "step": int(m[3]), "block_range": block_range, "partial": bool(m[6])}
+
+
+def file_sha256(path) -> str:
+    "sha256 of a file's bytes (a checkpoint's weights: what its statistics were computed from)."
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
 
 
 def stats_shards(checkpoint) -> list[Path]:

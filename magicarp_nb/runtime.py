@@ -6,20 +6,23 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import random
 import warnings
+from pathlib import Path
 
 # tqdm.auto (used by datasets and transformers) warns in every notebook kernel without ipywidgets; the text
 # progress bars it falls back to are the ones run records should keep. Set before importing them.
 warnings.filterwarnings("ignore", message="IProgress not found")
 
 import numpy as np
+import safetensors.torch
 import torch
 from transformers.utils import logging as hf_logging
 
 # %% auto #0
 __all__ = ['resolve_device', 'cpu_has_bf16', 'autocast_context', 'seed_everything', 'rng_state', 'set_rng_state',
-           'quiet_transformers']
+           'save_rng_state', 'load_rng_state', 'quiet_transformers']
 
 # %% ../nbs/01_runtime.ipynb #c006
 def resolve_device(spec: str = "auto") -> torch.device:
@@ -74,6 +77,44 @@ def set_rng_state(st: dict) -> None:
         torch.cuda.set_rng_state_all(st["cuda"])
 
 # %% ../nbs/01_runtime.ipynb #c012
+def save_rng_state(
+    path,  # the .safetensors file to write
+) -> Path:
+    "Write every RNG state `rng_state` captures as plain tensors and JSON (no pickle)."
+    st = rng_state()
+    version, words, gauss = st["python"]
+    kind, keys, pos, has_gauss, cached = st["numpy"]
+    tensors = {"torch": st["torch"], "numpy_keys": torch.from_numpy(keys.astype(np.int64))}
+    for i, s in enumerate(st.get("cuda", [])):
+        tensors[f"cuda_{i}"] = s.cpu()
+    meta = {"python": [version, list(words), gauss], "numpy": [kind, int(pos), int(has_gauss), float(cached)]}
+    safetensors.torch.save_file(tensors, str(path), metadata={"rng": json.dumps(meta)})
+    return Path(path)
+
+
+def load_rng_state(
+    path,  # a file written by `save_rng_state`
+) -> None:
+    "Restore the RNG states of `path` (only tensors and JSON are read)."
+    try:
+        with safetensors.safe_open(str(path), "pt") as f:
+            meta = json.loads(f.metadata()["rng"])
+            tensors = {k: f.get_tensor(k) for k in f.keys()}
+        version, words, gauss = meta["python"]
+        kind, pos, has_gauss, cached = meta["numpy"]
+    except Exception as e:
+        raise ValueError(f"{path} is not a readable RNG state file ({type(e).__name__}: {e})") from None
+    cuda = [tensors[f"cuda_{i}"] for i in range(sum(k.startswith("cuda_") for k in tensors))]
+    set_rng_state(
+        {
+            "python": (version, tuple(words), gauss),
+            "numpy": (kind, tensors["numpy_keys"].numpy().astype(np.uint32), pos, has_gauss, cached),
+            "torch": tensors["torch"],
+            **({"cuda": cuda} if cuda else {}),
+        }
+    )
+
+# %% ../nbs/01_runtime.ipynb #c015
 @contextlib.contextmanager
 def quiet_transformers():
     "Silence transformers' own progress bars (saving and loading one small model needs none)."

@@ -77,7 +77,13 @@ def read_texts(
     path = Path(os.path.expanduser(path))
     if not path.is_file():
         raise FileNotFoundError(f"corpus file {path} does not exist")
-    return path.read_text(encoding="utf-8").split(separator)
+    try:
+        return path.read_text(encoding="utf-8").split(separator)
+    except UnicodeDecodeError as e:
+        raise ValueError(
+            f"corpus file {path} is not UTF-8 text (byte {e.start}: {e.reason}); convert it, e.g. "
+            f"`iconv -f latin1 -t utf-8 {path.name} > {path.stem}.utf8{path.suffix}`"
+        ) from None
 
 
 def texts_dataset(texts) -> datasets.Dataset:

@@ -23,9 +23,9 @@ from tqdm import tqdm
 
 from .config import TrainConfig
 from .data import epoch_order
-from .runfiles import atomic_write, checkpoint_name, latest_checkpoint, list_checkpoints
-from .runfiles import load_model_weights, save_model_weights
-from .runtime import autocast_context, resolve_device, rng_state, set_rng_state
+from .runfiles import atomic_write, checkpoint_name, list_checkpoints, run_lock, write_manifest
+from .runfiles import load_model_weights, load_torch_state, save_model_weights
+from .runtime import autocast_context, load_rng_state, resolve_device, save_rng_state
 from .schedulers import make_scheduler
 
 # %% auto #0
@@ -40,6 +40,7 @@ class TrainState:
     batch_in_epoch: int = 0  # batches of the current epoch already consumed
     global_step: int = 0  # optimiser steps taken (skipped steps excluded)
     skipped_steps: int = 0  # steps dropped by the non-finite guard
+    skips_in_a_row: int = 0  # consecutive steps dropped by it (train.max_skipped_steps ends the run)
     history: list = field(default_factory=list)  # rows of log.csv
     metrics: dict = field(default_factory=dict)  # latest evaluation
 
@@ -133,7 +134,7 @@ def save_checkpoint(self: Trainer) -> Path:
     save_model_weights(self.model, tmp)
     torch.save(self.optimizer.state_dict(), tmp / "optimizer.pt")
     torch.save(self.scheduler.state_dict(), tmp / "scheduler.pt")
-    torch.save(rng_state(), tmp / "rng_state.pt")
+    save_rng_state(tmp / "rng_state.safetensors")
     if self.state.metrics:
         (tmp / "eval_results.json").write_text(json.dumps(self.state.metrics, indent=2))
     if self.save_extra:
@@ -142,6 +143,7 @@ def save_checkpoint(self: Trainer) -> Path:
     if states:
         (tmp / "callbacks.json").write_text(json.dumps(states, indent=1))
     (tmp / "trainer_state.json").write_text(json.dumps(asdict(self.state), indent=1))
+    write_manifest(tmp)  # last: the sizes of all the files above mark the checkpoint complete
     if final.exists():
         shutil.rmtree(final)
     os.replace(tmp, final)
@@ -154,14 +156,21 @@ def _stateful_callbacks(self: Trainer) -> list:
     return [(f"{i}:{type(cb).__name__}", cb) for i, cb in enumerate(stateful)]
 
 
+def _read_json(path: Path):
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise ValueError(f"cannot read {path} ({type(e).__name__}: {e}); the file is damaged") from None
+
+
 @patch
 def load_checkpoint(self: Trainer, path) -> None:
     "Restore loop position, callback state, weights, optimiser, scheduler and RNG from `path`."
     path = Path(path)
-    self.state = TrainState(**json.loads((path / "trainer_state.json").read_text()))
+    self.state = TrainState(**_read_json(path / "trainer_state.json"))
     # callbacks first: they may rebuild structure (frozen parameters, new parameter groups, another
     # schedule) that the saved weights and optimiser and scheduler states are then loaded into
-    saved = json.loads((path / "callbacks.json").read_text()) if (path / "callbacks.json").exists() else {}
+    saved = _read_json(path / "callbacks.json") if (path / "callbacks.json").exists() else {}
     mine = dict(self._stateful_callbacks())
     if set(saved) != set(mine):
         raise ValueError(
@@ -171,9 +180,14 @@ def load_checkpoint(self: Trainer, path) -> None:
     for key, cb in mine.items():
         cb.load_state_dict(saved[key], self)
     load_model_weights(self.model, path)
-    self.optimizer.load_state_dict(torch.load(path / "optimizer.pt", map_location=self.device))
-    self.scheduler.load_state_dict(torch.load(path / "scheduler.pt"))
-    set_rng_state(torch.load(path / "rng_state.pt", weights_only=False))
+    self.optimizer.load_state_dict(load_torch_state(path / "optimizer.pt", map_location=self.device))
+    self.scheduler.load_state_dict(load_torch_state(path / "scheduler.pt"))
+    if not (path / "rng_state.safetensors").exists() and (path / "rng_state.pt").exists():
+        raise ValueError(
+            f"{path} holds its RNG state as a pickle (rng_state.pt, an older format), which is not loaded because "
+            "loading it could run code; resume from a checkpoint written by this version, or start a new run"
+        )
+    load_rng_state(path / "rng_state.safetensors")
 
 # %% ../nbs/07_trainer.ipynb #c015
 @patch
@@ -244,8 +258,16 @@ def optimizer_step(self: Trainer, group: list[torch.Tensor]) -> dict:
         warnings.warn(problem + "; skipping this step", stacklevel=2)
         self.optimizer.zero_grad(set_to_none=True)
         self.state.skipped_steps += 1
+        self.state.skips_in_a_row += 1
+        if self.state.skips_in_a_row >= self.cfg.max_skipped_steps:
+            raise FloatingPointError(
+                f"{self.state.skips_in_a_row} steps in a row were skipped (train.max_skipped_steps="
+                f"{self.cfg.max_skipped_steps}), the last one {problem}: the model has diverged and does not recover; "
+                "lower train.lr or check the data. The last checkpoint is intact"
+            )
         return metrics
     metrics["lr"] = self.optimizer.param_groups[0]["lr"]
+    self.state.skips_in_a_row = 0
     self.optimizer.step()
     self.scheduler.step()
     self.state.global_step += 1
@@ -255,11 +277,30 @@ def optimizer_step(self: Trainer, group: list[torch.Tensor]) -> dict:
 @patch
 def fit(self: Trainer, resume: bool = True) -> TrainState:
     "Train to the end of the configured epochs (or `max_steps`), resuming from the latest checkpoint."
-    self.run_dir.mkdir(parents=True, exist_ok=True)
-    ck = latest_checkpoint(self.run_dir) if resume else None
-    if ck is not None:
-        self.load_checkpoint(ck)
-    elif any(self.run_dir.glob("checkpoint-*")) and not resume:
+    with run_lock(self.run_dir, f"training {self.desc}"):  # one writer per run folder
+        return self._fit(resume)
+
+
+@patch
+def _resume(self: Trainer) -> Path | None:
+    "Load the newest checkpoint that loads; a damaged one is reported by name and the one before it is tried."
+    errors = []
+    for ck in reversed(list_checkpoints(self.run_dir)):
+        try:
+            self.load_checkpoint(ck)
+            return ck
+        except (ValueError, OSError) as e:
+            warnings.warn(f"cannot resume from {ck}: {e}; trying the checkpoint before it", stacklevel=3)
+            errors.append(str(e))
+    if errors:
+        raise ValueError(f"no checkpoint of {self.run_dir} can be loaded: " + "; ".join(errors))
+    return None
+
+# %% ../nbs/07_trainer.ipynb #c020
+@patch
+def _fit(self: Trainer, resume: bool) -> TrainState:
+    ck = self._resume() if resume else None
+    if ck is None and any(self.run_dir.glob("checkpoint-*")) and not resume:
         raise FileExistsError(f"{self.run_dir} already has checkpoints; resume or choose another run folder")
     self.model.train()
     cfg, st = self.cfg, self.state
@@ -275,9 +316,10 @@ def fit(self: Trainer, resume: bool = True) -> TrainState:
             step_before = st.global_step
             m = self.optimizer_step(list(group))
             st.batch_in_epoch += len(group)
-            for k, v in m.items():
+            stepped = st.global_step > step_before
+            for k, v in m.items() if stepped else ():  # a skipped step's non-finite loss is not averaged in
                 sums[k] = sums.get(k, 0.0) + v
-            count += 1
+            count += stepped
             bar.update(1)
             bar.set_postfix(loss=f"{m['loss']:.3f}", refresh=False)
             # the end of an epoch or of the run evaluates and saves below; in between, every N steps
@@ -285,7 +327,9 @@ def fit(self: Trainer, resume: bool = True) -> TrainState:
             inside = inside and st.global_step > step_before and not self.should_stop
             save = inside and cfg.save_every and st.global_step % cfg.save_every == 0
             # a checkpoint never holds a half-averaged log row, so a resumed log equals an uninterrupted one
-            if st.global_step % cfg.log_every == 0 or st.batch_in_epoch == len(batches) or save:
+            # (the last window of a run that ends on max_steps included)
+            due = (stepped and st.global_step % cfg.log_every == 0) or st.global_step >= self.total_steps
+            if count and (due or st.batch_in_epoch == len(batches) or save):
                 self.log(
                     **{f"train_{k}" if k in ("loss",) else k: v / count for k, v in sums.items()},
                     seconds=time.time() - t0,
@@ -306,7 +350,7 @@ def fit(self: Trainer, resume: bool = True) -> TrainState:
     bar.close()
     return st
 
-# %% ../nbs/07_trainer.ipynb #c021
+# %% ../nbs/07_trainer.ipynb #c022
 @dataclass
 class TrainResult:
     "What a task's train function returns."
