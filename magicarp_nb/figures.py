@@ -126,6 +126,16 @@ def _log_scale(v: pd.Series) -> bool:
     v = v.dropna()
     return len(v) > 1 and bool((v > 0).all()) and v.max() / v.min() > 30
 
+
+def _finish_panels(fig, axes, used: int) -> None:
+    "Hide the panels after the first `used`, and move the first panel's legend to the figure's right."
+    for ax in list(axes.flat)[used:]:
+        ax.set_visible(False)
+    if used:
+        handles, labels = axes.flat[0].get_legend_handles_labels()
+        axes.flat[0].get_legend().remove()
+        fig.legend(handles, labels, loc="center right", fontsize=8, frameon=False)
+
 # %% ../nbs/30_figures.ipynb #c012
 def plot_nc_vs_loss(
     df: pd.DataFrame,  # `final_rows` of the analysis CSV
@@ -162,12 +172,7 @@ def plot_nc_vs_loss(
         ax.set_title(col, fontsize=10)
         ax.set_xlabel(axis_label(target), fontsize=8)
         ax.set_ylabel(axis_label(col), fontsize=8)
-    for ax in list(axes.flat)[len(columns) :]:
-        ax.set_visible(False)
-    if columns:
-        handles, labels = axes.flat[0].get_legend_handles_labels()
-        axes.flat[0].get_legend().remove()
-        fig.legend(handles, labels, loc="center right", fontsize=8, frameon=False)
+    _finish_panels(fig, axes, len(columns))
     if title:
         fig.suptitle(f"{title}: collapse measures against {target}", fontsize=11)
     fig.tight_layout(rect=(0, 0, 0.93, 1))
@@ -301,12 +306,7 @@ def plot_layers(
             ax.set_yscale("log")
         ax.set_title(col, fontsize=10)
         ax.set_ylabel("")
-    for ax in list(axes.flat)[len(columns) :]:
-        ax.set_visible(False)
-    if columns:
-        handles, labels = axes.flat[0].get_legend_handles_labels()
-        axes.flat[0].get_legend().remove()
-        fig.legend(handles, labels, loc="center right", fontsize=8, frameon=False)
+    _finish_panels(fig, axes, len(columns))
     fig.tight_layout(rect=(0, 0, 0.88, 1))
     if save:
         save_figure(fig, save)

@@ -232,8 +232,8 @@ class InfoNCEVICReg(InfoNCE):
         min_scale=0.01,
         max_scale=100.0,
         vicreg_weights: tuple = (25.0, 25.0, 1.0),  # invariance, variance, covariance
-        vicreg_scale: float = 0.04,
-    ):  # weight of the regulariser
+        vicreg_scale: float = 0.04,  # weight of the regulariser
+    ):
         super().__init__(temperature, learn_scale, min_scale, max_scale)
         self.weights, self.vicreg_scale = tuple(vicreg_weights), vicreg_scale
 
@@ -324,8 +324,8 @@ class MomentumDistill(InfoNCE):
         min_scale=0.01,
         max_scale=100.0,
         momentum: float = 0.995,  # EMA decay of the momentum towers
-        distill_alpha: float = 0.4,
-    ):  # weight of the soft targets
+        distill_alpha: float = 0.4,  # weight of the soft targets
+    ):
         super().__init__(temperature, learn_scale, min_scale, max_scale)
         if not (0 <= momentum < 1 and 0 <= distill_alpha <= 1):
             raise ValueError(
