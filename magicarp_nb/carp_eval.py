@@ -25,9 +25,10 @@ from .projection import projection_figure
 from .retrieval import retrieval_metrics
 from .runfiles import atomic_write, latest_checkpoint
 from .runtime import seed_everything
+from .sources import read_dataset
 
 # %% auto #0
-__all__ = ['carp_nc_row', 'probe_collapse_row', 'evaluate_run', 'eval_tables']
+__all__ = ['carp_nc_row', 'probe_collapse_row', 'evaluate_run', 'eval_tables', 'encode_run']
 
 # %% ../nbs/26_carp_eval.ipynb #c006
 def carp_nc_row(
@@ -105,8 +106,18 @@ def _encode_pairs(name, model, tok, max_length, ds, out: Path, prov: dict, force
 
 
 def _labels(cfg, ds, min_class_count: int) -> tuple:
-    labels = module_labels(ds["group"]) if cfg.data.pipeline == "stdlib" else list(ds["group"])
-    return encode_labels(labels, min_class_count)
+    "Class labels: the `label` column (`data.label_column`), the stdlib module, else none (every pair unlabelled)."
+    if "label" in ds.column_names:
+        labels = [lab if lab else None for lab in ds["label"]]
+    elif cfg.data.pipeline == "stdlib":
+        labels = module_labels(ds["group"])
+    else:
+        return np.full(len(ds), -1, dtype=np.int64), []
+    y, classes = encode_labels(labels, min_class_count)
+    if None in classes:  # pairs with an empty label stay unlabelled
+        y = np.where(y == classes.index(None), -1, y - (y > classes.index(None)))
+        classes.remove(None)
+    return y, classes
 
 # %% ../nbs/26_carp_eval.ipynb #c012
 def evaluate_run(
@@ -164,3 +175,68 @@ def _write_tables(summary: dict, out: Path) -> None:
     for name, table in eval_tables(summary).items():
         atomic_write(out / f"{name}.csv", table.to_csv())
     atomic_write(out / "summary.json", json.dumps(summary, indent=1))
+
+# %% ../nbs/26_carp_eval.ipynb #c017
+def _encode_texts(cfg, tower: str, split: str | None, source: str | None, column: str | None) -> tuple:
+    "`(texts, split, column, source name)` to encode: the run's pairs, or a column of a table."
+    if source is None:
+        split, column = split or "validation", column or tower
+        ds = getattr(load_pairs(cfg.data), split)
+        what = f"pairs:{cfg.data.pipeline}"
+    else:
+        dsd = read_dataset(source, "text dataset", "Point source at a save_to_disk folder or a local file.")
+        split, column = split or "train", column or "text"
+        if split not in dsd:
+            raise KeyError(f"{source!r} has no split {split!r}; splits: {list(dsd)}")
+        ds, what = dsd[split], str(Path(source).resolve()) if Path(source).exists() else source
+    if column not in ds.column_names:
+        raise KeyError(f"{what} split {split!r} has no column {column!r}; columns: {ds.column_names}")
+    return ds[column], split, column, what
+
+# %% ../nbs/26_carp_eval.ipynb #c018
+def encode_run(
+    run_dir,  # a CARP run folder
+    out_dir=None,  # folder of the shards (None: <run>/encodings/<checkpoint>/<split or file>.<column>.<tower>)
+    tower: str = "passage",  # the encoder: 'passage' or 'review'
+    split: str | None = None,  # the split (None: 'validation' of the run's pairs, 'train' of a source)
+    source: str | None = None,  # a table to encode (None: the run's own pairs)
+    column: str | None = None,  # the text column (None: the tower's side of the pairs, 'text' of a source)
+    checkpoint: str = "last",  # 'last' or a checkpoint folder name in the run
+    indices=None,  # dataset positions to encode (None: all)
+    sample: int | None = None,  # a seeded random subset of this many (None: all)
+    seed: int = 0,  # seed of the sample
+    dtype: str = "float16",  # 'float16' or 'float32' on disk
+    batch_size: int = 64,  # texts per forward
+    shard_size: int = 1024,  # texts per shard file
+    force_fresh: bool = False,  # discard what `out_dir` holds (default: resume)
+    progress: bool = True,  # a tqdm bar over texts
+) -> Path:
+    "Encode texts with the `tower` of a run's checkpoint into shards with their indices (`encode_corpus`)."
+    if tower not in ("passage", "review"):
+        raise ValueError(f"tower must be 'passage' or 'review', got {tower!r}")
+    run = Path(run_dir)
+    ck = latest_checkpoint(run) if checkpoint == "last" else run / checkpoint
+    if ck is None or not ck.is_dir():
+        raise FileNotFoundError(f"{run} has no checkpoint {checkpoint!r}; train it first")
+    texts, split, column, what = _encode_texts(load_config(str(ck / "config.yaml")), tower, split, source, column)
+    name = split if source is None else f"{Path(source).stem}.{split}"
+    out = Path(out_dir) if out_dir is not None else run / "encodings" / ck.name / f"{name}.{column}.{tower}"
+    model, tok, max_length = load_carp(ck)
+    enc = model.eval().passage_encoder if tower == "passage" else model.eval().review_encoder
+    prov = {"run": str(run.resolve()), "checkpoint": ck.name, "tower": tower, "source": what, "split": split}
+    return encode_corpus(
+        enc,
+        tok,
+        texts,
+        out,
+        indices=indices,
+        sample=sample,
+        seed=seed,
+        max_length=max_length,
+        dtype=dtype,
+        shard_size=shard_size,
+        batch_size=batch_size,
+        provenance={**prov, "column": column},
+        force_fresh=force_fresh,
+        progress=progress,
+    )

@@ -489,6 +489,9 @@ class PairDataConfig:
     )
     passage_column: str = opt("story_target", "column holding the passage (magiCARP's name)")
     review_column: str = opt("target_comment", "column holding the review (magiCARP's name)")
+    label_column: str = opt(
+        "", "for 'table': a column of class labels for the probe and collapse rows of run_eval ('': none)"
+    )
     min_chars: int = opt(20, "drop pairs whose passage or review has fewer characters, after stripping", ge=0)
     dedup: Literal["auto", "either", "pair", "none"] = opt(
         "auto",

@@ -199,7 +199,7 @@ def stdlib_pipeline(cfg) -> datasets.DatasetDict:
 
 @register_pair_pipeline("table")
 def table_pipeline(cfg) -> datasets.DatasetDict:
-    "Pairs from the `passage_column` and `review_column` of a table (`cfg.source`), grouped by passage."
+    "Pairs from the passage and review columns of a table (`cfg.source`), grouped by passage; labels optional."
     if not cfg.source:
         raise ValueError("data.pipeline=table needs data.source: a save_to_disk folder, a local file or a hub name")
     hint = "Set data.source to a save_to_disk folder or a local file, or use data.pipeline=stdlib."
@@ -208,15 +208,18 @@ def table_pipeline(cfg) -> datasets.DatasetDict:
         if split not in dsd:
             continue
         ds = dsd[split]
-        missing = [c for c in (cfg.passage_column, cfg.review_column) if c not in ds.column_names]
+        wanted = (cfg.passage_column, cfg.review_column) + ((cfg.label_column,) if cfg.label_column else ())
+        missing = [c for c in wanted if c not in ds.column_names]
         if missing:
             raise KeyError(
                 f"pairs {cfg.source!r} split '{split}' has no column {missing[0]!r}; columns: {ds.column_names} "
-                "(set data.passage_column and data.review_column)"
+                "(set data.passage_column, data.review_column and data.label_column)"
             )
         passages = [p or "" for p in ds[cfg.passage_column]]
-        reviews = [r or "" for r in ds[cfg.review_column]]
-        out[split] = datasets.Dataset.from_dict({"passage": passages, "review": reviews, "group": passages})
+        cols = {"passage": passages, "review": [r or "" for r in ds[cfg.review_column]], "group": passages}
+        if cfg.label_column:  # labels are kept as text, so 3 and "3" are one class
+            cols["label"] = ["" if x is None else str(x) for x in ds[cfg.label_column]]
+        out[split] = datasets.Dataset.from_dict(cols)
     if "train" not in out:
         raise ValueError(f"pairs {cfg.source!r} have no 'train' split; splits: {list(dsd)}")
     return datasets.DatasetDict(out)
@@ -232,14 +235,15 @@ class PairSplits:
 
 
 def clean_pairs(
-    ds: datasets.Dataset,  # columns passage, review, group
+    ds: datasets.Dataset,  # columns passage, review, group (and any others, e.g. label, carried along)
     min_chars: int = 20,  # shortest passage or review kept, after stripping
     dedup: str = "either",  # 'either', 'pair' or 'none'
 ) -> tuple[datasets.Dataset, dict]:
     "Drop empty, too-short and duplicate pairs (texts are stripped); returns the pairs kept and the counts."
     counts = {"read": len(ds), "dropped_empty": 0, "dropped_short": 0, "dropped_duplicate": 0}
-    seen_p, seen_r, seen_pair, keep = set(), set(), set(), {"passage": [], "review": [], "group": []}
-    for p, r, g in zip(ds["passage"], ds["review"], ds["group"]):
+    others = {c: ds[c] for c in ds.column_names if c not in ("passage", "review")}
+    seen_p, seen_r, seen_pair, keep = set(), set(), set(), {c: [] for c in ["passage", "review", *others]}
+    for i, (p, r) in enumerate(zip(ds["passage"], ds["review"])):
         p, r = (p or "").strip(), (r or "").strip()
         if not p or not r:
             counts["dropped_empty"] += 1
@@ -249,7 +253,9 @@ def clean_pairs(
             counts["dropped_duplicate"] += 1
         else:
             seen_p.add(p), seen_r.add(r), seen_pair.add((p, r))
-            keep["passage"].append(p), keep["review"].append(r), keep["group"].append(g)
+            keep["passage"].append(p), keep["review"].append(r)
+            for c, column in others.items():
+                keep[c].append(column[i])
     return datasets.Dataset.from_dict(keep), counts
 
 
