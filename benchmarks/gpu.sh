@@ -41,7 +41,7 @@ fi
 
 echo "## 3. the trainer against transformers.Trainer"
 if [ -f benchmarks/train.py ]; then
-    "$BIN/python" benchmarks/train.py --device cuda
+    "$BIN/python" benchmarks/train.py --threads 4
 else
     echo "benchmarks/train.py is not in this checkout: skipped"
 fi

@@ -16,13 +16,14 @@ from .analyze import analyze
 from .carp_eval import encode_run
 from .collect import collect_checkpoint
 from .config import config_yaml, list_presets, load_config
-from .distributed import launch_local
+from .distributed import barrier, launch_local, process_group, rank_of
+from .runfiles import stats_path
 from .gradcache import check_distributed_step
 from .launch import default_run_dir, grid_cli, resolve_run_name, run_notebook, select_checkpoints, train
 import torch
 
 # %% auto #0
-__all__ = ['check_report', 'check_distributed', 'encode_command', 'main']
+__all__ = ['check_report', 'check_distributed', 'train_command', 'collect_command', 'encode_command', 'main']
 
 # %% ../nbs/32_cli.ipynb #c005
 def _parser() -> argparse.ArgumentParser:
@@ -101,6 +102,44 @@ def check_distributed(
     return 0 if ok else 1
 
 # %% ../nbs/32_cli.ipynb #c008
+def train_command(cfg, run_dir: Path, resume: bool = True) -> int:
+    "`magicarp train`: one process, or data parallel in the ranks torchrun started; prints the summary as JSON."
+    if int(os.environ.get("WORLD_SIZE", 1)) == 1:
+        print(json.dumps(train(cfg, run_dir, resume=resume).summary()))
+        return 0
+    if cfg.task != "clm":
+        raise SystemExit(
+            f"data-parallel training under torchrun is available for causal LMs (task clm), not task {cfg.task!r}: "
+            "launch it with one process (gradcache.distributed_contrastive_step splits a contrastive batch over ranks)"
+        )
+    with process_group() as group:
+        result = train(cfg, run_dir, resume=resume, group=group)
+        if rank_of(group) == 0:
+            print(json.dumps(result.summary()))
+    return 0
+
+# %% ../nbs/32_cli.ipynb #c009
+def collect_command(a: argparse.Namespace) -> None:
+    "`magicarp collect`: in one process, or under torchrun each rank collects its shard of the train pass."
+    shard = tuple(int(x) for x in a.shard.split("/")) if a.shard else None
+    stages, world = tuple(a.stages.split(",")), int(os.environ.get("WORLD_SIZE", 1))
+    if world == 1:
+        for ck in select_checkpoints(a.run_dir, a.checkpoints):
+            collect_checkpoint(ck, stages, batch_size=a.batch_size, shard=shard)
+        return
+    if shard is not None:
+        raise SystemExit("--shard and torchrun both split the train pass: use one of them")
+    with process_group(timeout_s=24 * 3600) as group:  # the other ranks wait while rank 0 merges and validates
+        rank = rank_of(group)
+        for ck in select_checkpoints(a.run_dir, a.checkpoints):
+            if "train" in stages and not stats_path(ck, "train").exists():
+                collect_checkpoint(ck, ("train",), batch_size=a.batch_size, shard=(rank, world), progress=rank == 0)
+            barrier(group)
+            if rank == 0:  # merges the shards into the train statistics, then the validation pass
+                collect_checkpoint(ck, stages, batch_size=a.batch_size)
+            barrier(group)
+
+# %% ../nbs/32_cli.ipynb #c010
 def encode_command(a: argparse.Namespace) -> Path:
     "`magicarp encode`: `carp_eval.encode_run` with the parsed options; prints what was written and how long it took."
     t0 = time.perf_counter()
@@ -124,7 +163,7 @@ def encode_command(a: argparse.Namespace) -> Path:
     print(f"{n} embeddings in {out} ({time.perf_counter() - t0:.1f} s with loading the checkpoint)")
     return out
 
-# %% ../nbs/32_cli.ipynb #c009
+# %% ../nbs/32_cli.ipynb #c011
 def main(argv=None) -> int:
     "The `magicarp` command; returns the exit status."
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -138,13 +177,9 @@ def main(argv=None) -> int:
         if a.dry_run:
             print(f"# run folder: {run_dir}\n{config_yaml(cfg)}", end="")
             return 0
-        if int(os.environ.get("WORLD_SIZE", 1)) > 1:
-            raise SystemExit("data-parallel training is not available yet: launch `magicarp train` with one process")
-        print(train(cfg, run_dir, resume=not a.no_resume).summary())
+        return train_command(cfg, run_dir, resume=not a.no_resume)
     elif a.command == "collect":
-        shard = tuple(int(x) for x in a.shard.split("/")) if a.shard else None
-        for ck in select_checkpoints(a.run_dir, a.checkpoints):
-            collect_checkpoint(ck, tuple(a.stages.split(",")), batch_size=a.batch_size, shard=shard)
+        collect_command(a)
     elif a.command == "encode":
         encode_command(a)
     elif a.command == "analyze":

@@ -5,6 +5,7 @@
 # %% ../nbs/20_clm.ipynb #c003
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import time
@@ -18,11 +19,12 @@ from .config import CLMConfig, CLMModelConfig, config_yaml, load_config
 from .data import load_tokenizer, prepare_text_blocks, unigram_cross_entropy, unigram_entropy
 from .objectives import simctg_loss
 from .runfiles import arch_name, has_checkpoints, start_run
-from .runtime import quiet_transformers, seed_everything
+from .distributed import all_gather, all_reduce_sum, barrier, rank_of, world_size_of
+from .runtime import quiet_transformers, resolve_device, seed_everything
 from .trainer import Trainer, TrainResult
 
 # %% auto #0
-__all__ = ['clm_run_name', 'neo_config', 'evaluate_clm', 'clm_step', 'train_clm', 'load_clm']
+__all__ = ['RESUME_MAY_CHANGE', 'clm_run_name', 'neo_config', 'evaluate_clm', 'clm_step', 'train_clm', 'load_clm']
 
 # %% ../nbs/20_clm.ipynb #c006
 def clm_run_name(cfg: CLMConfig) -> str:
@@ -62,12 +64,15 @@ def evaluate_clm(
     model,  # a causal LM returning `.logits`
     blocks: torch.Tensor,  # (n, L) validation token blocks
     batch_size: int = 64,  # blocks per forward
+    group=None,  # a process group: each rank evaluates its share of the blocks and the sums are reduced
 ) -> dict:
     "`eval_loss`, `eval_accuracy` and `perplexity` of `model` on `blocks`."
     device = next(model.parameters()).device
     was_training = model.training
     model.eval()
     loss_sum, hits, n = 0.0, 0, 0
+    world = world_size_of(group)
+    blocks = blocks.tensor_split(world)[rank_of(group)] if world > 1 else blocks
     for i in range(0, len(blocks), batch_size):
         x = blocks[i : i + batch_size].to(device).long()
         logits = model(input_ids=x).logits[:, :-1].float()
@@ -76,6 +81,9 @@ def evaluate_clm(
         hits += int((logits.argmax(-1) == y).sum())
         n += y.numel()
     model.train(was_training)
+    if world > 1:
+        sums = all_reduce_sum(torch.tensor([loss_sum, hits, n], dtype=torch.float64, device=device), group)
+        loss_sum, hits, n = sums.tolist()
     loss = loss_sum / n
     return {"eval_loss": loss, "eval_accuracy": hits / n, "perplexity": math.exp(min(loss, 700))}
 
@@ -102,31 +110,47 @@ def clm_step(
     return step
 
 # %% ../nbs/20_clm.ipynb #c013
+RESUME_MAY_CHANGE = ("train.batch_size", "train.grad_accum")
+"Config keys a causal-LM run may change when it resumes (another number of ranks changes the per-rank batch)."
+
+
+def _start(cfg: CLMConfig, run_dir: Path, resume: bool, group) -> tuple:
+    "Tokenizer and blocks on every rank (checked equal); rank 0 writes the record and the tokenizer."
+    # only a started run's tokenizer is its own; any other one in the folder is stale and trained anew
+    tok_dir = run_dir / "tokenizer" if has_checkpoints(run_dir) and resume else None
+    tok, train, valid, fp = prepare_text_blocks(cfg.data, tok_dir)
+    if world_size_of(group) > 1:
+        digest = int(hashlib.sha256(json.dumps(fp, sort_keys=True).encode()).hexdigest()[:12], 16)
+        mine = torch.tensor([digest], dtype=torch.int64, device=resolve_device(cfg.train.device))
+        if len({int(t) for t in all_gather(mine, group)}) > 1:
+            raise RuntimeError("the ranks prepared different token streams: data.json would differ between ranks")
+    save_record = None
+    if rank_of(group) == 0:
+        records = {
+            "config.yaml": (config_yaml(cfg), "config"),
+            "data.json": (json.dumps(fp, indent=1), "token stream (data.json)"),
+        }
+        save_record = start_run(run_dir, records, resume, may_change=RESUME_MAY_CHANGE)
+        if tok_dir is None:
+            tok.save_pretrained(str(run_dir / "tokenizer"))
+    barrier(group)
+    return tok, train, valid, save_record
+
+# %% ../nbs/20_clm.ipynb #c014
 def train_clm(
     cfg: CLMConfig,  # the resolved config
     run_dir,  # the run folder (created if needed)
     resume: bool = True,  # continue from the latest checkpoint when there is one
     callbacks: tuple = (),  # trainer callbacks (on_step_end / on_epoch_end)
+    group=None,  # a process group for data-parallel training (None: torch's default group, or one process)
 ) -> TrainResult:
     "Train a GPT-Neo on the configured corpus: its final evaluation, facts and unigram baselines, and the trainer."
     run_dir, t0 = Path(run_dir), time.time()
-    # only a started run's tokenizer is its own; any other one in the folder is stale and trained anew
-    tok_dir = run_dir / "tokenizer" if has_checkpoints(run_dir) and resume else None
-    tok, train, valid, fp = prepare_text_blocks(cfg.data, tok_dir)
-    save_record = start_run(
-        run_dir,
-        {
-            "config.yaml": (config_yaml(cfg), "config"),
-            "data.json": (json.dumps(fp, indent=1), "token stream (data.json)"),
-        },
-        resume,
-    )
-    if tok_dir is None:
-        tok.save_pretrained(str(run_dir / "tokenizer"))
-    seed_everything(cfg.seed)
+    tok, train, valid, save_record = _start(cfg, run_dir, resume, group)
+    seed_everything(cfg.seed)  # every rank builds the same weights
     model = GPTNeoForCausalLM(neo_config(cfg.model, len(tok), cfg.data.block_size, tok.eos_token_id))
 
-    def save_extra(folder):
+    def save_extra(folder):  # called on rank 0 only
         tok.save_pretrained(folder)
         save_record(folder)
 
@@ -138,10 +162,11 @@ def train_clm(
         cfg.train,
         run_dir,
         seed=cfg.seed,
-        evaluate=lambda m: evaluate_clm(m, valid, cfg.train.eval_batch_size),
+        evaluate=lambda m: evaluate_clm(m, valid, cfg.train.eval_batch_size, group),
         save_extra=save_extra,
         callbacks=callbacks,
         desc=clm_run_name(cfg),
+        group=group,
     )
     state = trainer.fit(resume=resume)
     info = {
@@ -153,7 +178,7 @@ def train_clm(
     }
     return TrainResult(run_dir, state.metrics, info, time.time() - t0, trainer)
 
-# %% ../nbs/20_clm.ipynb #c016
+# %% ../nbs/20_clm.ipynb #c017
 def load_clm(checkpoint) -> tuple:
     "`(model, tokenizer)` from a checkpoint folder (any Hugging Face causal LM saved with its tokenizer)."
     checkpoint = Path(checkpoint)

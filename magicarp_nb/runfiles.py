@@ -79,13 +79,14 @@ def write_run_record(
     text: str,  # its new content
     what: str,  # what it records, for the error
     resume: bool = True,  # False: a fresh start, overwrite without comparing
+    may_change: tuple = (),  # dotted keys a resumed run may change (e.g. the per-rank batch of another world size)
 ) -> Path:
     "Write a run's record atomically, refusing to continue a run whose existing record says something else."
     path = Path(path)
     parse = json.loads if path.suffix == ".json" else yaml.safe_load
     if path.exists() and resume:
         old, new = _flat(parse(path.read_text())), _flat(parse(text))
-        diff = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))
+        diff = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k) and k not in may_change)
         if diff:
             raise ValueError(
                 f"{path.parent} was started with a different {what} ({', '.join(diff[:8])} differ); "
@@ -189,6 +190,7 @@ def start_run(
     run_dir,  # the run folder (created if needed)
     records: dict,  # file name -> (text, what it records), e.g. {"config.yaml": (config_yaml(cfg), "config")}
     resume: bool = True,  # continue from the latest checkpoint; False: a fresh start
+    may_change: tuple = (),  # dotted keys of the records a resumed run may change
 ):
     "Check that a run may start in `run_dir`, write its record, and return `save_record(folder)` for checkpoints."
     run_dir = Path(run_dir)
@@ -197,7 +199,7 @@ def start_run(
         raise FileExistsError(f"{run_dir} already has checkpoints; resume or choose another run folder")
     run_dir.mkdir(parents=True, exist_ok=True)
     for name, (text, what) in records.items():
-        write_run_record(run_dir / name, text, what, resume=started)
+        write_run_record(run_dir / name, text, what, resume=started, may_change=may_change)
 
     def save_record(folder) -> None:
         for name in records:
