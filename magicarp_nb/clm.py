@@ -110,8 +110,8 @@ def clm_step(
     return step
 
 # %% ../nbs/20_clm.ipynb #c013
-RESUME_MAY_CHANGE = ("train.batch_size", "train.grad_accum")
-"Config keys a causal-LM run may change when it resumes (another number of ranks changes the per-rank batch)."
+RESUME_MAY_CHANGE = ("train.batch_size", "train.grad_accum", "train.report_to")
+"Config keys a causal-LM run may change when it resumes: the per-rank batch (another number of ranks), trackers."
 
 
 def _start(cfg: CLMConfig, run_dir: Path, resume: bool, group) -> tuple:

@@ -358,6 +358,10 @@ class TrainConfig:
     gradient_checkpointing: bool = opt(
         False, "recompute activations during backward (less memory, ~1/3 more compute) where the model supports it"
     )
+    report_to: str = opt(
+        "csv",
+        "metric trackers, comma-separated: csv (log.csv, always written), tensorboard, wandb (offline by default)",
+    )
 
 # %% ../nbs/00_config.ipynb #c026
 @dataclass

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import math
 import os
@@ -19,6 +20,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 import torch
+import yaml
 from fastcore.basics import patch
 from tqdm import tqdm
 
@@ -31,7 +33,8 @@ from .runtime import autocast_context, load_rng_state, resolve_device, save_rng_
 from .schedulers import make_scheduler
 
 # %% auto #0
-__all__ = ['TrainState', 'enable_gradient_checkpointing', 'default_optimizer', 'Trainer', 'TrainResult']
+__all__ = ['TRACKERS', 'TrainState', 'enable_gradient_checkpointing', 'default_optimizer', 'Trainer', 'TensorBoardTracker',
+           'WandbTracker', 'tracker_names', 'TrainResult']
 
 # %% ../nbs/08_trainer.ipynb #c006
 @dataclass
@@ -128,6 +131,8 @@ class Trainer:
             self.optimizer, cfg.schedule, self.total_steps, round(cfg.warmup_ratio * self.total_steps), cfg.min_lr_ratio
         )
         self.state, self.should_stop = TrainState(global_micro_batch=self.global_micro_batch), False
+        tracker_names(cfg.report_to)  # an unknown tracker fails now; they are opened when training starts
+        self.trackers = []
 
     def epoch_batches(self, epoch: int) -> list[torch.Tensor]:
         "This rank's index batches of `epoch`: its share of each global batch of `batch_size × world_size` items."
@@ -233,6 +238,8 @@ def log(self: Trainer, **row) -> None:
     self.state.history.append({"step": self.state.global_step, "epoch": self.state.epoch, **row})
     if self.rank == 0:
         atomic_write(self.run_dir / "log.csv", pd.DataFrame(self.state.history).to_csv(index=False))
+        for tracker in self.trackers:
+            tracker.log(row, self.state.global_step)
 
 
 @patch
@@ -335,12 +342,93 @@ def optimizer_step(self: Trainer, group: list[torch.Tensor]) -> dict:
     return metrics
 
 # %% ../nbs/08_trainer.ipynb #c021
+try:  # optional: train.report_to=tensorboard
+    from torch.utils.tensorboard import SummaryWriter
+except ImportError:  # the tensorboard package is not installed
+    SummaryWriter = None
+
+TRACKERS = ("csv", "tensorboard", "wandb")
+"What `train.report_to` may name (comma-separated)."
+
+
+def _scalars(row: dict) -> dict:
+    return {k: float(v) for k, v in row.items() if isinstance(v, (int, float)) and k not in ("step", "epoch")}
+
+
+class TensorBoardTracker:
+    "Each log row's scalars into `<run>/tensorboard/` at the optimiser step."
+
+    def __init__(self, run_dir: Path, step: int):
+        if SummaryWriter is None:
+            raise ImportError("train.report_to=tensorboard needs the tensorboard package: pip install tensorboard")
+        # a resumed run drops the events an interrupted attempt wrote after its checkpoint
+        self.writer = SummaryWriter(str(run_dir / "tensorboard"), purge_step=step + 1 if step else None)
+
+    def log(self, row: dict, step: int) -> None:
+        for k, v in _scalars(row).items():
+            self.writer.add_scalar(k, v, step)
+        self.writer.flush()
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+class WandbTracker:
+    "Each log row to a Weights & Biases run, offline in `<run>/wandb/` unless WANDB_MODE says otherwise."
+
+    def __init__(self, run_dir: Path, name: str):
+        try:
+            import wandb  # late import: optional, and slow to import
+        except ImportError:
+            raise ImportError("train.report_to=wandb needs the wandb package: pip install wandb") from None
+        record = run_dir / "config.yaml"
+        config = yaml.safe_load(record.read_text()) if record.exists() else {}
+        run_id = hashlib.sha256(str(run_dir.resolve()).encode()).hexdigest()[:16]  # a resumed run continues it
+        self.run = wandb.init(
+            dir=str(run_dir), project=os.environ.get("WANDB_PROJECT", "magicarp"), name=name, id=run_id,
+            resume="allow", mode=os.environ.get("WANDB_MODE", "offline"), config=config,
+        )  # fmt: skip
+
+    def log(self, row: dict, step: int) -> None:
+        self.run.log(_scalars(row), step=step)
+
+    def close(self) -> None:
+        self.run.finish()
+
+
+def tracker_names(report_to: str) -> list[str]:
+    "The trackers `train.report_to` names, checked."
+    names = [n.strip() for n in report_to.split(",") if n.strip()]
+    unknown = [n for n in names if n not in TRACKERS]
+    if unknown:
+        raise ValueError(f"train.report_to names unknown tracker(s) {unknown}; known: {', '.join(TRACKERS)}")
+    return names
+
+
+@patch
+def _open_trackers(self: Trainer) -> None:
+    "Open the trackers of `train.report_to` (rank 0), at the step the run continues from."
+    names = tracker_names(self.cfg.report_to) if self.rank == 0 else []
+    self.trackers = [TensorBoardTracker(self.run_dir, self.state.global_step)] if "tensorboard" in names else []
+    self.trackers += [WandbTracker(self.run_dir, self.desc)] if "wandb" in names else []
+
+
+@patch
+def _close_trackers(self: Trainer) -> None:
+    for tracker in self.trackers:
+        tracker.close()
+    self.trackers = []
+
+# %% ../nbs/08_trainer.ipynb #c023
 @patch
 def fit(self: Trainer, resume: bool = True) -> TrainState:
     "Train to the end of the configured epochs (or `max_steps`), resuming from the latest checkpoint."
     # one writer per run folder: rank 0 holds the lock and writes, the other ranks only compute
     with run_lock(self.run_dir, f"training {self.desc}") if self.rank == 0 else contextlib.nullcontext():
-        return self._fit(resume)
+        try:
+            return self._fit(resume)
+        finally:
+            self._close_trackers()
 
 
 @patch
@@ -358,7 +446,7 @@ def _resume(self: Trainer) -> Path | None:
         raise ValueError(f"no checkpoint of {self.run_dir} can be loaded: " + "; ".join(errors))
     return None
 
-# %% ../nbs/08_trainer.ipynb #c022
+# %% ../nbs/08_trainer.ipynb #c024
 @patch
 def _fit(self: Trainer, resume: bool) -> TrainState:
     ck = self._resume() if resume else None
@@ -366,6 +454,7 @@ def _fit(self: Trainer, resume: bool) -> TrainState:
         raise FileExistsError(f"{self.run_dir} already has checkpoints; resume or choose another run folder")
     self.model.train()
     cfg, st = self.cfg, self.state
+    self._open_trackers()
     self._callback("on_fit_start")
     if ck is None and cfg.eval_at_start:
         self.run_evaluation()
@@ -415,7 +504,7 @@ def _fit(self: Trainer, resume: bool) -> TrainState:
     bar.close()
     return st
 
-# %% ../nbs/08_trainer.ipynb #c024
+# %% ../nbs/08_trainer.ipynb #c026
 @dataclass
 class TrainResult:
     "What a task's train function returns."
