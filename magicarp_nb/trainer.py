@@ -462,7 +462,7 @@ def _fit(self: Trainer, resume: bool) -> TrainState:
         total=self.total_steps, initial=st.global_step, desc=self.desc, dynamic_ncols=True, mininterval=2,
         disable=self.rank != 0,
     )  # fmt: skip
-    t0, sums, count = time.time(), {}, 0
+    t0, sums, counts, count = time.time(), {}, {}, 0
     while st.epoch < cfg.epochs and st.global_step < self.total_steps and not self.should_stop:
         batches = self.epoch_batches(st.epoch)
         while st.batch_in_epoch < len(batches) and st.global_step < self.total_steps and not self.should_stop:
@@ -472,7 +472,7 @@ def _fit(self: Trainer, resume: bool) -> TrainState:
             st.batch_in_epoch += len(group)
             stepped = st.global_step > step_before
             for k, v in m.items() if stepped else ():  # a skipped step's non-finite loss is not averaged in
-                sums[k] = sums.get(k, 0.0) + v
+                sums[k], counts[k] = sums.get(k, 0.0) + v, counts.get(k, 0) + 1  # per key: phases log other keys
             count += stepped
             bar.update(1)
             bar.set_postfix(loss=f"{m['loss']:.3f}", refresh=False)
@@ -485,10 +485,10 @@ def _fit(self: Trainer, resume: bool) -> TrainState:
             due = (stepped and st.global_step % cfg.log_every == 0) or st.global_step >= self.total_steps
             if count and (due or st.batch_in_epoch == len(batches) or save):
                 self.log(
-                    **{f"train_{k}" if k in ("loss",) else k: v / count for k, v in sums.items()},
+                    **{f"train_{k}" if k in ("loss",) else k: v / counts[k] for k, v in sums.items()},
                     seconds=time.time() - t0,
                 )
-                sums, count = {}, 0
+                sums, counts, count = {}, {}, 0
             self._callback("on_step_end")  # before a checkpoint, so that it holds what callbacks changed
             if self.should_stop:  # the run ends here and evaluates and saves below
                 continue
