@@ -15,9 +15,11 @@ import torch
 from torch import nn
 
 from .config import CarpConfig, config_yaml, load_config
-from .data import MLMMasking, TokenizedPairs, load_pairs
+from .data import MLMMasking, TokenizedPairs, duplicate_mask, load_pairs
 from .encoders import build_encoder, trim_padding
-from .gradcache import batch_size_of, contrastive_step, microbatch_indices, take
+from .distributed import barrier, gather_sizes, gather_with_grad, rank_of, world_size_of
+from .gradcache import batch_size_of, contrastive_step, distributed_contrastive_step
+from .gradcache import microbatch_indices, take
 from .objectives import contrastive_accuracy, make_objective, masked_logits, objective_logits, objective_loss
 from .retrieval import evaluate_pairs
 from .runfiles import load_model_weights, start_run
@@ -26,8 +28,8 @@ from .schedulers import Phase, PhaseScheduler, set_schedule
 from .trainer import Trainer, TrainResult
 
 # %% auto #0
-__all__ = ['CarpModel', 'build_carp', 'has_mlm_phase', 'carp_run_name', 'carp_step', 'mlm_step', 'carp_phases', 'train_carp',
-           'load_carp']
+__all__ = ['RESUME_MAY_CHANGE', 'CarpModel', 'build_carp', 'has_mlm_phase', 'carp_run_name', 'carp_step', 'mlm_step',
+           'carp_phases', 'train_carp', 'load_carp']
 
 # %% ../nbs/14_carp.ipynb #c006
 class CarpModel(nn.Module):
@@ -94,29 +96,38 @@ def carp_run_name(cfg: CarpConfig) -> str:
     return cfg.run_name or f"{name}_s{cfg.seed}"
 
 # %% ../nbs/14_carp.ipynb #c009
+def _global_batch_parts(model: CarpModel, batch: dict, group) -> tuple:
+    "The global duplicate mask and (with momentum) the EMA towers' global embeddings, from this rank's shard."
+    mask, momentum = batch.get("duplicates"), None
+    if hasattr(model, "momentum_passage"):  # the EMA towers' embeddings of the batch: the soft targets
+        with torch.no_grad():
+            momentum = model.momentum_passage(batch["passage"]), model.momentum_review(batch["review"])
+    if world_size_of(group) > 1:
+        sizes = gather_sizes(batch_size_of(batch["passage"]), group, batch["passage_keys"].device)
+        keys = [gather_with_grad(batch[k], group, sizes) for k in ("passage_keys", "review_keys")]
+        mask = duplicate_mask(*keys)
+        momentum = tuple(gather_with_grad(E, group, sizes) for E in momentum) if momentum else None
+    return mask, momentum
+
+
 def carp_step(
     model: CarpModel,  # towers and objective
     microbatch_size: int | None = None,  # pairs per encoder forward (None: the whole batch)
+    group=None,  # a process group: the batch is this rank's shard of a global batch (None: one process)
 ):
     "The trainer's `train_step(batch, scale)` for a CARP model."
 
     def step(batch: dict, scale: float) -> dict:
-        mask = batch.get("duplicates")
+        mask, momentum = _global_batch_parts(model, batch, group)
         loss_fn = lambda P, R: objective_loss(model.objective, P, R, mask)  # noqa: E731
-        if hasattr(model, "momentum_passage"):  # the EMA towers' embeddings of the batch: the soft targets
-            with torch.no_grad():
-                P_m, R_m = model.momentum_passage(batch["passage"]), model.momentum_review(batch["review"])
-            loss_fn = lambda P, R: model.objective(P, R, mask, P_m, R_m)  # noqa: E731
-        loss, P, R = contrastive_step(
-            model.encode_passages,
-            model.encode_reviews,
-            loss_fn,
-            batch["passage"],
-            batch["review"],
-            microbatch_size,
-            scale,
-            return_embeddings=True,
-        )
+        if momentum is not None:
+            loss_fn = lambda P, R: model.objective(P, R, mask, *momentum)  # noqa: E731
+        args = (model.encode_passages, model.encode_reviews, loss_fn, batch["passage"], batch["review"])
+        if world_size_of(group) > 1:  # the trainer averages the gradients once per optimiser step
+            kw = dict(group=group, scale=scale, return_embeddings=True, average=False)
+            loss, P, R = distributed_contrastive_step(*args, microbatch_size, **kw)
+        else:
+            loss, P, R = contrastive_step(*args, microbatch_size, scale, return_embeddings=True)
         metrics = {"loss": loss}
         with torch.no_grad():  # objectives without their own logits are scored on cosine similarities
             logits = masked_logits(objective_logits(model.objective, P, R), mask)
@@ -125,6 +136,7 @@ def carp_step(
                 metrics["logit_scale"] = float(model.objective.scale)
         return metrics
 
+    step.global_batch = True  # its loss is the global batch's, on every rank: no weighting by share
     return step
 
 # %% ../nbs/14_carp.ipynb #c013
@@ -185,7 +197,7 @@ def carp_phases(
         set_schedule(trainer, t.schedule, start, steps, round(t.warmup_ratio * steps), t.min_lr_ratio)
 
     def enter_contrastive(trainer, start):
-        trainer.train_step, trainer.get_batch = carp_step(model, cfg.microbatch_size), train.collate
+        trainer.train_step, trainer.get_batch = carp_step(model, cfg.microbatch_size, trainer.group), train.collate
         rest = trainer.total_steps - start
         set_schedule(trainer, t.schedule, start, rest, round(t.warmup_ratio * rest), t.min_lr_ratio)
 
@@ -204,11 +216,16 @@ def _pairs_fingerprint(cfg: CarpConfig, report: dict, train: TokenizedPairs, val
     }
 
 # %% ../nbs/14_carp.ipynb #c019
+RESUME_MAY_CHANGE = ("train.batch_size", "train.grad_accum", "train.report_to")
+"Config keys a CARP run may change when it resumes: the per-rank batch (another number of ranks), trackers."
+
+# %% ../nbs/14_carp.ipynb #c020
 def train_carp(
     cfg: CarpConfig,  # the resolved config
     run_dir,  # the run folder (created if needed)
     resume: bool = True,  # continue from the latest checkpoint when there is one
     callbacks: tuple = (),  # trainer callbacks (e.g. a schedulers.PhaseScheduler)
+    group=None,  # a process group for data-parallel training (None: torch's default group, or one process)
 ) -> TrainResult:
     "Train a CARP model on the configured pairs: the final validation (and the initial one) and the pair counts."
     run_dir, t0 = Path(run_dir), time.time()
@@ -218,11 +235,9 @@ def train_carp(
     train = TokenizedPairs(splits.train["passage"], splits.train["review"], tok, max_length)
     val = TokenizedPairs(splits.validation["passage"], splits.validation["review"], tok, max_length)
     fp = _pairs_fingerprint(cfg, splits.report, train, val)
-    save_record = start_run(
-        run_dir,
-        {"config.yaml": (config_yaml(cfg), "config"), "data.json": (json.dumps(fp, indent=1), "pairs (data.json)")},
-        resume,
-    )
+    records = {"config.yaml": (config_yaml(cfg), "config"), "data.json": (json.dumps(fp, indent=1), "pairs")}
+    save_record = start_run(run_dir, records, resume, RESUME_MAY_CHANGE) if rank_of(group) == 0 else None
+    barrier(group)  # every rank builds the same model and pairs; rank 0 alone writes
 
     def save_extra(folder: Path) -> None:
         towers = [("passage_backbone", model.passage_encoder)]
@@ -232,18 +247,20 @@ def train_carp(
             tok.save_pretrained(folder / name)
         save_record(folder)
 
+    global_batch = cfg.train.batch_size * world_size_of(group)  # the validation loss's contrastive batch
     trainer = Trainer(
         model,
-        carp_step(model, cfg.microbatch_size),
+        carp_step(model, cfg.microbatch_size, group),
         len(train),
         train.collate,
         cfg.train,
         run_dir,
         seed=cfg.seed,
-        evaluate=lambda m: evaluate_pairs(m, val, cfg.train.eval_batch_size, cfg.train.batch_size),
+        evaluate=lambda m: evaluate_pairs(m, val, cfg.train.eval_batch_size, global_batch),
         save_extra=save_extra,
         callbacks=callbacks,
         desc=carp_run_name(cfg),
+        group=group,
     )
     if has_mlm_phase(cfg):  # first among the callbacks: the phase is set before any other callback sees a step
         trainer.callbacks.insert(0, carp_phases(cfg, model, train, tok, trainer))
@@ -263,7 +280,7 @@ def train_carp(
     }
     return TrainResult(run_dir, dict(state.metrics), info, time.time() - t0, trainer)
 
-# %% ../nbs/14_carp.ipynb #c020
+# %% ../nbs/14_carp.ipynb #c021
 def load_carp(checkpoint) -> tuple:
     "`(model, tokenizer, max_length)` from a CARP checkpoint folder, offline, in evaluation mode."
     checkpoint = Path(checkpoint)

@@ -107,11 +107,6 @@ def train_command(cfg, run_dir: Path, resume: bool = True) -> int:
     if int(os.environ.get("WORLD_SIZE", 1)) == 1:
         print(json.dumps(train(cfg, run_dir, resume=resume).summary()))
         return 0
-    if cfg.task != "clm":
-        raise SystemExit(
-            f"data-parallel training under torchrun is available for causal LMs (task clm), not task {cfg.task!r}: "
-            "launch it with one process (gradcache.distributed_contrastive_step splits a contrastive batch over ranks)"
-        )
     with process_group() as group:
         result = train(cfg, run_dir, resume=resume, group=group)
         if rank_of(group) == 0:

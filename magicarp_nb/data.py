@@ -372,12 +372,14 @@ class TokenizedPairs:
         indices,  # the pairs of the batch
         collators: list | None = None,  # applied after the fixed part (None: the pairs' own `collators`)
     ) -> dict:
-        "The batch of `indices`: `passage`, `review` (input_ids, attention_mask), `duplicates`, then the collators."
+        "The batch of `indices`: `passage`, `review` (input_ids, attention_mask), `duplicates`, keys, then collators."
         idx = torch.as_tensor(indices, dtype=torch.long).reshape(-1).tolist()
         batch = {
             "passage": pad_ids([self.passage_ids[i] for i in idx], self.pad_id),
             "review": pad_ids([self.review_ids[i] for i in idx], self.pad_id),
             "duplicates": duplicate_mask(self.passage_keys[idx], self.review_keys[idx]),
+            "passage_keys": self.passage_keys[idx],  # a batch split over ranks rebuilds the global mask from them
+            "review_keys": self.review_keys[idx],
         }
         for collator in self.collators if collators is None else collators:
             batch = collator(batch, idx)

@@ -277,8 +277,8 @@ def _nonfinite_grads(self: Trainer) -> list[str]:
 @patch
 def _share_weights(self: Trainer, group: list[torch.Tensor]) -> list[float]:
     "Per batch: this rank's items × ranks / the global batch's items (1 in one process, or for equal shares)."
-    if self.world_size == 1:
-        return [1.0] * len(group)
+    if self.world_size == 1 or getattr(self.train_step, "global_batch", False):
+        return [1.0] * len(group)  # one process, or a step whose loss already covers the global batch
     mine = torch.tensor([len(idx) for idx in group], dtype=torch.float64, device=self.device)
     total = all_reduce_sum(mine, self.group)
     return (mine * self.world_size / total).tolist()
