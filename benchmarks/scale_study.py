@@ -1,6 +1,7 @@
 """A CPU-sized Linguistic Collapse study: does validation loss fall with size, and do the collapse measures follow?
 
-    nice -n 10 env OMP_NUM_THREADS=1 .venv/bin/python benchmarks/scale_study.py          # about 40 minutes, 2 cores
+    nice -n 10 env OMP_NUM_THREADS=1 .venv/bin/python benchmarks/scale_study.py --exclude 4x64 4x128 --parallel 7
+        # the run of nbs/study/scale: 7 models, 400 steps each, 40 minutes on 2 busy shared cores
 
 A grid of GPT-Neo models (depths x widths, one seed) on a real text file (default: the 2 MiB TinyStories sample
 beside the project, `../shared/data/tinystories-sample/`) goes through the package's own grid
@@ -66,8 +67,8 @@ def main():
     ap.add_argument("--widths", type=int, nargs="+", default=[64, 128, 256])
     ap.add_argument("--exclude", nargs="*", default=[], help="architectures DxW of the product grid to leave out")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--steps", type=int, default=800, help="optimiser steps per run")
-    ap.add_argument("--eval-every", type=int, default=100)
+    ap.add_argument("--steps", type=int, default=400, help="optimiser steps per run")
+    ap.add_argument("--eval-every", type=int, default=50)
     ap.add_argument("--batch-size", type=int, default=16)
     ap.add_argument("--block-size", type=int, default=128)
     ap.add_argument("--vocab-size", type=int, default=4096)
