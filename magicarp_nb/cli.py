@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from .analyze import analyze
+from .analyze import analyze, experiment_dirs, progress_table
 from .carp_eval import encode_run
 from .collect import collect_checkpoint
 from .config import config_yaml, list_presets, load_config
@@ -20,10 +20,11 @@ from .distributed import barrier, launch_local, process_group, rank_of
 from .runfiles import stats_path
 from .gradcache import check_distributed_step
 from .launch import default_run_dir, grid_cli, resolve_run_name, run_notebook, select_checkpoints, train
+from .measures import GROUPS
 import torch
 
 # %% auto #0
-__all__ = ['check_report', 'check_distributed', 'train_command', 'collect_command', 'encode_command', 'main']
+__all__ = ['analyze_command', 'check_report', 'check_distributed', 'train_command', 'collect_command', 'encode_command', 'main']
 
 # %% ../nbs/32_cli.ipynb #c005
 def _parser() -> argparse.ArgumentParser:
@@ -43,7 +44,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--shard", default="", help="i/n: the i-th of n shards of the train pass")
     c.add_argument("--batch-size", type=int, default=32)
     a = sub.add_parser("analyze", help="fill <experiment>/analysis.csv from the collected statistics")
-    a.add_argument("experiment_dir")
+    _analyze_arguments(a)
     f = sub.add_parser("figures", help="draw an experiment's figures (executes the run_figures notebook)")
     f.add_argument("experiment_dir")
     e = sub.add_parser("encode", help="encode a split of a CARP run's pairs, or a column of any table, to shards")
@@ -70,7 +71,53 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--microbatch-size", type=int, default=2, help="items per encoder forward")
     return ap
 
-# %% ../nbs/32_cli.ipynb #c007
+# %% ../nbs/32_cli.ipynb #c006
+def _analyze_arguments(a: argparse.ArgumentParser) -> None:
+    "The options of `magicarp analyze`: `analyze.analyze`'s arguments, and the progress report."
+    a.add_argument("experiment_dir", nargs="*", help="experiment folders (runs/<experiment>) or collect_model folders")
+    a.add_argument("--glob", action="append", default=[], help="a pattern of experiment folders (repeatable)")
+    a.add_argument("--out-csv", default=None, help="the CSV (default <experiment>/analysis.csv; needed for several)")
+    a.add_argument("--groups", nargs="+", choices=sorted(GROUPS), default=None, help="measure groups (default: all)")
+    a.add_argument("--device", default=None, help="where the measures are computed: cpu, cuda, cuda:N, auto")
+    a.add_argument("--min-per-class", type=int, default=1, help="classes with fewer train tokens are left out")
+    a.add_argument("--max-per-class", type=int, default=None, help="classes with this many or more are left out")
+    a.add_argument("--kernels", default="log", help="comma-separated: log, riesz")
+    a.add_argument("--dist-exp", type=float, default=2, help="1: Galanti et al.'s CDNV instead of the paper's")
+    a.add_argument("--force", action="store_true", help="recompute every cell")
+    a.add_argument("--report", action="store_true", help="first print what is collected per checkpoint")
+    a.add_argument("--report-only", action="store_true", help="print what is collected per checkpoint, analyse nothing")
+
+
+def analyze_command(ap: argparse.ArgumentParser, a) -> int:
+    "`magicarp analyze`: options checked (usage errors through `ap`), then the progress report and the analysis."
+    specs = list(a.experiment_dir) + list(a.glob)
+    if not specs:
+        ap.error("analyze: give an experiment folder or --glob PATTERN")
+    if a.device and a.device.startswith("cuda") and not torch.cuda.is_available():
+        ap.error(f"analyze: --device {a.device} asks for CUDA, which this machine does not have; use --device cpu")
+    dirs = experiment_dirs(specs)
+    if len(dirs) > 1 and not a.out_csv and not a.report_only:
+        ap.error(f"analyze: {len(dirs)} experiments go into one CSV: give --out-csv")
+    if a.report or a.report_only:
+        for d in dirs:
+            print(f"# {d}\n{progress_table(d, a.min_per_class).to_string()}")
+    if a.report_only:
+        return 0
+    df = analyze(
+        dirs,
+        a.out_csv,
+        a.min_per_class,
+        a.max_per_class,
+        tuple(a.kernels.split(",")),
+        a.dist_exp,
+        a.force,
+        groups=a.groups,
+        device=a.device,
+    )
+    print(df.to_string())
+    return 0
+
+# %% ../nbs/32_cli.ipynb #c008
 def check_report(result: dict, tolerance: float) -> tuple[bool, str]:
     "`(ok, text)`: the per-rank table of a `check_distributed_step` result and its verdict against `tolerance`."
     rows = [f"world size {result['world_size']}, backend {result['backend']}", "rank  max rel. grad diff  step (s)"]
@@ -101,7 +148,7 @@ def check_distributed(
         print(text)
     return 0 if ok else 1
 
-# %% ../nbs/32_cli.ipynb #c008
+# %% ../nbs/32_cli.ipynb #c009
 def train_command(cfg, run_dir: Path, resume: bool = True) -> int:
     "`magicarp train`: one process, or data parallel in the ranks torchrun started; prints the summary as JSON."
     if int(os.environ.get("WORLD_SIZE", 1)) == 1:
@@ -113,7 +160,7 @@ def train_command(cfg, run_dir: Path, resume: bool = True) -> int:
             print(json.dumps(result.summary()))
     return 0
 
-# %% ../nbs/32_cli.ipynb #c009
+# %% ../nbs/32_cli.ipynb #c010
 def collect_command(a: argparse.Namespace) -> None:
     "`magicarp collect`: in one process, or under torchrun each rank collects its shard of the train pass."
     shard = tuple(int(x) for x in a.shard.split("/")) if a.shard else None
@@ -134,7 +181,7 @@ def collect_command(a: argparse.Namespace) -> None:
                 collect_checkpoint(ck, stages, batch_size=a.batch_size)
             barrier(group)
 
-# %% ../nbs/32_cli.ipynb #c010
+# %% ../nbs/32_cli.ipynb #c011
 def encode_command(a: argparse.Namespace) -> Path:
     "`magicarp encode`: `carp_eval.encode_run` with the parsed options; prints what was written and how long it took."
     t0 = time.perf_counter()
@@ -158,14 +205,15 @@ def encode_command(a: argparse.Namespace) -> Path:
     print(f"{n} embeddings in {out} ({time.perf_counter() - t0:.1f} s with loading the checkpoint)")
     return out
 
-# %% ../nbs/32_cli.ipynb #c011
+# %% ../nbs/32_cli.ipynb #c012
 def main(argv=None) -> int:
     "The `magicarp` command; returns the exit status."
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["grid"]:
         grid_cli(argv[1:])
         return 0
-    a = _parser().parse_args(argv)
+    ap = _parser()
+    a = ap.parse_args(argv)
     if a.command == "train":
         cfg = resolve_run_name(load_config(a.preset, a.overrides))
         run_dir = Path(a.run_dir) if a.run_dir else default_run_dir(cfg, a.runs_root)
@@ -178,7 +226,7 @@ def main(argv=None) -> int:
     elif a.command == "encode":
         encode_command(a)
     elif a.command == "analyze":
-        print(analyze(a.experiment_dir).to_string())
+        return analyze_command(ap, a)
     elif a.command == "figures":
         run_notebook("figures", a.experiment_dir, experiment_dir=Path(a.experiment_dir))
     elif a.command == "check-distributed":

@@ -352,6 +352,14 @@ class TrainConfig:
     save_every: Optional[int] = opt(
         None, "also checkpoint every N optimiser steps (None: at the end of each epoch only)", ge=1
     )
+    save_best: bool = opt(
+        False, "also checkpoint at every evaluation that improves best_metric (trainer_state.json names the best step)"
+    )
+    best_metric: str = opt("eval_loss", "the evaluation metric that save_best and early_stopping follow")
+    best_mode: Literal["min", "max"] = opt("min", "whether a lower ('min') or a higher ('max') best_metric is better")
+    early_stopping: Optional[int] = opt(
+        None, "stop after N evaluations in a row that do not improve best_metric (None: never)", ge=1
+    )
     max_skipped_steps: int = opt(
         10, "with nan_policy=skip: end the run with an error after this many skipped steps in a row", ge=1
     )
@@ -386,6 +394,9 @@ class TextDataConfig:
     )
     n_stories: int = opt(6000, "stories to generate when corpus='generated'", ge=1)
     corpus_seed: int = opt(0, "seed of the generated corpus and of the train/validation split")
+    difficulty: int = opt(
+        0, "of the generated corpus: 0 the plain grammar; 1, 2, ... more words, invented names, far references", ge=0
+    )
     val_fraction: float = opt(
         0.05, "fraction held out for validation when the source has no validation split", gt=0, lt=1
     )

@@ -17,6 +17,7 @@ import textwrap
 from pathlib import Path
 
 import datasets
+from fastcore.basics import patch
 
 from .runfiles import atomic_write
 from .sources import cache_dir, read_dataset, read_texts, split_validation, texts_dataset
@@ -186,32 +187,57 @@ _ENDS = (
     "It was the best day ever.",
 )
 
-# %% ../nbs/04_corpora.ipynb #c009
+# %% ../nbs/04_corpora.ipynb #c010
+_MORE_OBJECTS = (
+    "marble puzzle scarf mitten kettle candle clock pencil brush sticker tent sled umbrella bucket "
+    "ladder necklace crown wand trumpet guitar violin rocket helmet compass lantern bottle basket "
+    "pebble acorn pinecone bracelet napkin pillowcase teapot sandal boot glove ribbon yo-yo kazoo"
+).split()
+_MORE_PLACES = (
+    "harbor orchard vineyard canyon desert lighthouse museum station bridge tower valley swamp "
+    "greenhouse circus stadium village cottage workshop attic cellar"
+).split()
+_MORE_ANIMALS = (
+    "hedgehog beaver otter penguin badger raccoon koala panda zebra giraffe walrus seal parrot "
+    "robin lizard snail beetle moth crab dolphin"
+).split()
+_MORE_ADJ = (
+    "bold eager fuzzy grumpy jolly lucky merry nosy polite rosy sneaky speedy stubborn tidy wise "
+    "wobbly zany chubby bouncy dreamy"
+).split()
+_MORE_COLORS = "silver violet gray navy tan crimson teal".split()
+_SYLLABLES = (
+    "ba be bi bo bu da de di do du ka ke ki ko ku la le li lo lu ma me mi mo mu na ne ni no nu pa pe pi po "
+    "ra re ri ro ru sa se si so su ta te ti to tu va ve vi vo za ze zi zo"
+).split()
+
+
+def _invented(r: random.Random) -> str:
+    "A made-up name of two or three syllables (Bemo, Talizo, ...)."
+    return "".join(r.choice(_SYLLABLES) for _ in range(r.choice((2, 2, 3)))).capitalize()
+
+# %% ../nbs/04_corpora.ipynb #c011
 class _Story:
-    "One story's random choices and the helpers that turn them into sentences."
+    "One story's random choices and the helpers that turn them into sentences (`difficulty` 0: the plain grammar)."
 
-    def __init__(self, rng: random.Random):
-        self.r = rng
+    def __init__(self, rng: random.Random, difficulty: int = 0):
+        self.r, self.d, self.extra = rng, difficulty, {}
         self.hero = self.character()
-        self.friend = self.character(avoid=self.hero["name"])
+        self.friend = self.character(avoid=(self.hero["name"],))
         self.parent, self.parent_p = rng.choice(_PARENTS)
-        self.place = rng.choice(_PLACES)
-        self.obj = rng.choice(_OBJECTS)
-        self.color = rng.choice(_COLORS)
+        self.place = rng.choice(self.words(_PLACES, _MORE_PLACES))
+        self.obj = self.thing()
+        self.color = rng.choice(self.words(_COLORS, _MORE_COLORS))
         self.met = False  # set by plots in which the friend appears, so endings may mention them
-
-    def character(self, avoid=None):
-        r = self.r
-        girl = r.random() < 0.5
-        name = r.choice([n for n in (_GIRLS if girl else _BOYS) if n != avoid])
-        animal = r.random() < 0.35
-        kind = r.choice(_ANIMALS) if animal else ("girl" if girl else "boy")
-        p = dict(s="she", o="her", ps="her") if girl else dict(s="he", o="him", ps="his")
-        return dict(name=name, kind=kind, adj=r.choice(_CHAR_ADJ), like=r.choice(_ACTIVITIES), **p)
+        if difficulty:  # a neighbour and a second object, introduced in the opening and named again at the end
+            n = self.character(avoid=(self.hero["name"], self.friend["name"]))
+            obj2 = self.thing(avoid=self.obj)
+            self.extra = dict(n=n["name"], nkind=n["kind"], nadj=n["adj"], obj2=obj2, color2=rng.choice(_COLORS))
 
     def c(self, s: str) -> str:
         h, f = self.hero, self.friend
         return s.format(
+            **self.extra,
             h=h["name"],
             f=f["name"],
             he=h["s"],
@@ -238,7 +264,39 @@ class _Story:
     def pick(self, *options) -> str:
         return self.c(self.r.choice(options))
 
-# %% ../nbs/04_corpora.ipynb #c011
+# %% ../nbs/04_corpora.ipynb #c012
+@patch
+def words(self: _Story, plain: list, more: list) -> list:
+    "The plain word list, or with `more` above difficulty 0."
+    return plain + more if self.d else plain
+
+
+@patch
+def thing(self: _Story, avoid=None) -> str:
+    "An object: from the word lists, or (difficulty ≥ 2, sometimes) an invented word."
+    r = self.r
+    if self.d >= 2 and r.random() < (self.d - 1) / (self.d + 2):
+        return _invented(r).lower()
+    return r.choice([o for o in self.words(_OBJECTS, _MORE_OBJECTS) if o != avoid])
+
+
+@patch
+def character(self: _Story, avoid=()) -> dict:
+    "A character: name, kind, adjective, a liked activity and pronouns (names in `avoid` are not taken)."
+    r = self.r
+    girl = r.random() < 0.5
+    name = r.choice([n for n in (_GIRLS if girl else _BOYS) if n not in avoid])
+    if self.d and r.random() < self.d / (self.d + 2):  # an invented name: only the context predicts it
+        name = _invented(r)
+        while name in avoid:
+            name = _invented(r)
+    animal = r.random() < 0.35
+    kind = r.choice(self.words(_ANIMALS, _MORE_ANIMALS)) if animal else ("girl" if girl else "boy")
+    p = dict(s="she", o="her", ps="her") if girl else dict(s="he", o="him", ps="his")
+    adj = r.choice(self.words(_CHAR_ADJ, _MORE_ADJ))
+    return dict(name=name, kind=kind, adj=adj, like=r.choice(_ACTIVITIES), **p)
+
+# %% ../nbs/04_corpora.ipynb #c014
 def _opening(s: _Story) -> list[str]:
     first = s.pick(
         "Once upon a time, there was a {adj} {kind} named {h}.",
@@ -251,6 +309,13 @@ def _opening(s: _Story) -> list[str]:
     if s.r.random() < 0.5:
         out.append(
             s.pick("{He} had a {color} {obj} that {he} loved very much.", "{His} favorite toy was a {color} {obj}.")
+        )
+    if s.d:
+        out.append(
+            s.pick(
+                "{His} neighbor {n}, a {nadj} {nkind}, had once given {him} a {color2} {obj2}.",
+                "Next door lived a {nadj} {nkind} named {n}, who kept a {color2} {obj2} for {him}.",
+            )
         )
     return out
 
@@ -292,7 +357,7 @@ def _meet(s: _Story) -> list[str]:
         s.c(f"So {{h}} and {{f}} {{acted}} all day. {{f}} was not {s.r.choice(_BAD)} anymore."),
     ]
 
-# %% ../nbs/04_corpora.ipynb #c012
+# %% ../nbs/04_corpora.ipynb #c015
 def _stuck(s: _Story) -> list[str]:
     s.met = True
     what, fix, fixed = s.r.choice(_STUCK)
@@ -351,7 +416,7 @@ def _weather(s: _Story) -> list[str]:
         s.c("When the sun came out again, {h} ran to the {place}. {He} was very happy."),
     ]
 
-# %% ../nbs/04_corpora.ipynb #c013
+# %% ../nbs/04_corpora.ipynb #c016
 def _afraid(s: _Story) -> list[str]:
     fear = s.r.choice(
         (
@@ -392,37 +457,74 @@ def _make(s: _Story) -> list[str]:
         s.c(f"So {{h}} tried again. This time it was beautiful. {who.capitalize()} loved it and gave {{h}} a big hug."),
     ]
 
+# %% ../nbs/04_corpora.ipynb #c017
+def _lost_pet(s: _Story) -> list[str]:
+    pet, name = s.r.choice(_MORE_ANIMALS + _ANIMALS), _invented(s.r)
+    return [
+        s.c(f"{s.r.choice(_TIMES)}, {{h}} could not find {{his}} pet {pet}, {name}."),
+        s.c(f'{{He}} looked under the bed and behind the door. "{name}! Where are you?" {{he}} called.'),
+        s.pick("{h} asked {f} to help. {f} was a {fadj} {fkind}.", "{His} {parent} and {f} came to help."),
+        s.c(f"They looked all over the {{place}}. At last they heard a small sound {s.r.choice(_SPOTS)}."),
+        s.c(f'There was {name}, safe and sound! "I missed you, {name}," said {{h}}.'),
+    ]
+
+
+def _trade(s: _Story) -> list[str]:
+    s.met = True
+    other = s.thing(avoid=s.obj)
+    return [
+        s.c(f"{s.r.choice(_TIMES)}, {{h}} met {{f}} at the {{place}}. {{f}} had a {other}."),
+        s.c(f'"I like your {other}," said {{h}}. "Will you trade it for my {{color}} {{obj}}?"'),
+        s.pick('{f} thought about it. "Yes, but only for one day," {she} said.', '"Okay!" said {f} with a smile.'),
+        s.c(f"So {{h}} played with the {other} and {{f}} played with the {{obj}}."),
+        s.c(f"When the sun went down, they traded back. The {other} and the {{obj}} were home again."),
+    ]
+
 
 _PLOTS = (_find, _meet, _stuck, _broke, _weather, _afraid, _make)
+_HARD_PLOTS = (_lost_pet, _trade)
+
+
+_CALLBACKS = (
+    "Later, {h} told {n} all about it and held the {color2} {obj2} tight.",
+    "Before bed, {h} put the {color2} {obj2} from {n} next to the pillow.",
+    "The next day, {h} went to see {n} and brought the {color2} {obj2} along.",
+)
 
 
 def _ending(s: _Story) -> list[str]:
     r = s.r
     out = [s.c(r.choice(_ENDS + (_ENDS_FRIEND if s.met else ())))]
+    if s.d:  # the long-range reference: the neighbour and the object of the opening
+        out.append(s.c(r.choice(_CALLBACKS)))
     if r.random() < 0.6:
         out.append(s.c(f"{{h}} learned that {r.choice(_MORALS)}."))
     if r.random() < 0.2:
         out.append("The end.")
     return out
 
-# %% ../nbs/04_corpora.ipynb #c015
+# %% ../nbs/04_corpora.ipynb #c019
 def generate_story(
     seed: int,  # corpus seed
     index: int,  # story number; story (seed, index) never depends on how many are generated
+    difficulty: int = 0,  # 0: the plain grammar; 1, 2, …: more words, invented names, long-range references
 ) -> str:
     "One generated children's story."
-    s = _Story(random.Random(f"magicarp-story:{seed}:{index}"))
-    return " ".join(_opening(s) + s.r.choice(_PLOTS)(s) + _ending(s))
+    if difficulty < 0:
+        raise ValueError(f"difficulty must be ≥ 0, got {difficulty}")
+    s = _Story(random.Random(f"magicarp-story:{seed}:{index}"), difficulty)
+    return " ".join(_opening(s) + s.r.choice(_PLOTS + _HARD_PLOTS if difficulty else _PLOTS)(s) + _ending(s))
 
 
 def generate_stories(
     n: int,  # how many stories
     seed: int = 0,  # corpus seed
+    difficulty: int = 0,  # see `generate_story`
 ) -> list[str]:
-    "`n` generated stories, deterministic by `seed`."
-    return [generate_story(seed, i) for i in range(n)]
+    "`n` generated stories, deterministic by `seed` (and `difficulty`)."
+    return [generate_story(seed, i, difficulty) for i in range(n)]
 
-# %% ../nbs/04_corpora.ipynb #c025
+# %% ../nbs/04_corpora.ipynb #c035
 @contextlib.contextmanager
 def _progress_bars(show: bool):
     "Show or hide `datasets`' progress bars inside the block, restoring the previous setting after."
@@ -442,11 +544,14 @@ def load_text_corpus(
     text_column: str = "text",  # column of tabular sources holding the text
     separator: str = "<|endoftext|>",  # story separator in .txt files
     max_texts: int | None = None,  # keep only the first N training texts
+    difficulty: int = 0,  # of the generated stories (`generate_story`)
 ) -> datasets.DatasetDict:
     "A text corpus as a `DatasetDict` with `train` and `validation` splits and a `text` column."
     path = Path(os.path.expanduser(source))
+    if difficulty and source != "generated":
+        raise ValueError(f"difficulty={difficulty} applies to the generated corpus only, not to {source!r}")
     if source == "generated":
-        dsd = split_validation(texts_dataset(generate_stories(n_stories, seed)), val_fraction, seed)
+        dsd = split_validation(texts_dataset(generate_stories(n_stories, seed, difficulty)), val_fraction, seed)
     elif path.suffix == ".txt":
         dsd = split_validation(texts_dataset(read_texts(path, separator)), val_fraction, seed)
     else:
@@ -478,7 +583,7 @@ def load_text_corpus(
             raise ValueError(f"corpus {source!r} has no non-empty texts in split '{name}'")
     return datasets.DatasetDict(train=dsd["train"], validation=dsd["validation"])
 
-# %% ../nbs/04_corpora.ipynb #c034
+# %% ../nbs/04_corpora.ipynb #c044
 _STDLIB_SKIP_DIRS = frozenset({"test", "tests", "idle_test", "__pycache__", "site-packages", "dist-packages"})
 _EXTRACTOR_VERSION = 1  # bump when the extraction changes, so that old caches are not reused
 
@@ -530,7 +635,7 @@ def _python_files(root: Path) -> list[Path]:
         files += [Path(folder) / n for n in sorted(names) if n.endswith(".py") and not n.startswith("test_")]
     return files
 
-# %% ../nbs/04_corpora.ipynb #c035
+# %% ../nbs/04_corpora.ipynb #c045
 def extract_stdlib_pairs(
     root=None,  # a folder of Python modules (default: this interpreter's standard library)
     cache: bool = True,  # read and write the cache (see `cache_dir`)

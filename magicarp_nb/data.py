@@ -145,8 +145,11 @@ def unigram_cross_entropy(train: torch.Tensor, valid: torch.Tensor, vocab_size: 
 def data_fingerprint(data_cfg, tokenizer, train: torch.Tensor, valid: torch.Tensor) -> dict:
     "What fixes a token stream: corpus settings, tokenizer hash, block size and hashes of the blocks."
     keys = ("corpus", "n_stories", "corpus_seed", "val_fraction", "text_column", "separator", "max_texts", "block_size")
+    corpus = {k: getattr(data_cfg, k) for k in keys}
+    if getattr(data_cfg, "difficulty", 0):  # only when set, so that the plain corpus keeps its fingerprint
+        corpus["difficulty"] = data_cfg.difficulty
     return {
-        "corpus": {k: getattr(data_cfg, k) for k in keys},
+        "corpus": corpus,
         "tokenizer_sha256": tokenizer_fingerprint(tokenizer),
         "vocab_size": len(tokenizer),
         "train_blocks": int(train.shape[0]),
@@ -169,6 +172,7 @@ def prepare_text_blocks(
         text_column=data_cfg.text_column,
         separator=data_cfg.separator,
         max_texts=data_cfg.max_texts,
+        difficulty=getattr(data_cfg, "difficulty", 0),
     )
     saved = tokenizer_dir is not None and (Path(tokenizer_dir) / "tokenizer.json").exists()
     if saved:

@@ -25,7 +25,7 @@ from .collect import collect_checkpoint
 from .config import apply_overrides, load_config
 from .figures import experiment_figures
 from .runfiles import checkpoint_step, list_checkpoints
-from .trainer import TrainResult
+from .trainer import TrainResult, best_checkpoint
 
 # %% auto #0
 __all__ = ['TASKS', 'Task', 'run_name', 'default_run_dir', 'resolve_run_name', 'train', 'runner_path', 'run_notebook', 'grid',
@@ -118,12 +118,14 @@ def grid(depths, widths, seeds) -> list[tuple[int, int, int]]:
 
 
 def select_checkpoints(run_dir, which="last") -> list[Path]:
-    "Checkpoints of a run: 'last', 'all', or comma-separated steps ('193,386')."
+    "Checkpoints of a run: 'last', 'all', 'best' (`train.save_best`), or comma-separated steps ('193,386')."
     cks = list_checkpoints(run_dir)
     if not cks:
         raise FileNotFoundError(f"{run_dir} has no checkpoints; train it first")
     if which == "last":
         return cks[-1:]
+    if which == "best":
+        return [best_checkpoint(run_dir)]
     if which == "all":
         return cks
     steps = {int(x) for x in str(which).split(",")}
@@ -173,10 +175,12 @@ def collect_stage(spec: dict) -> str:
 def analyze_stage(spec: dict) -> str:
     "Job: analyse an experiment folder and draw its figures."
     if spec["records"]:
-        run_notebook("analyze", spec["experiment_dir"], experiment_dir=spec["experiment_dir"])
+        groups, device = ",".join(spec.get("groups") or ()), spec.get("device") or ""
+        exp = spec["experiment_dir"]
+        run_notebook("analyze", exp, experiment_dir=exp, groups=groups, device=device)
         run_notebook("figures", spec["experiment_dir"], experiment_dir=spec["experiment_dir"])
     else:
-        analyze(spec["experiment_dir"], progress=False)
+        analyze(spec["experiment_dir"], progress=False, groups=spec.get("groups"), device=spec.get("device"))
         experiment_figures(spec["experiment_dir"])
     return spec["experiment_dir"]
 
@@ -229,11 +233,16 @@ def grid_specs(
     checkpoints: str = "last",  # which checkpoints the collection takes
     records: bool = True,  # runner notebooks (records) or direct calls
     threads: int | None = None,  # CPU threads per job
+    lr_width: int | None = None,  # train.lr is the rate at this width; width w trains at lr * lr_width / w
 ) -> list[dict]:
     "One job spec per run of a grid: preset, overrides, seed, run folder and the stage options."
-    specs, carp = [], load_config(preset, overrides).task == "carp"
+    base = load_config(preset, overrides)
+    specs, carp = [], base.task == "carp"
+    if carp and lr_width:
+        raise ValueError("lr_width scales the learning rate by model width, which a CARP run does not have")
     for depth, width, seed in runs:
         arch = "" if carp else f" model.n_layer={depth} model.width={width}"  # a CARP run has no depth/width
+        arch += f" train.lr={base.train.lr * lr_width / width:.6g}" if lr_width else ""
         ov = f"{overrides}{arch} experiment={exp.name}".strip()
         cfg = resolve_run_name(apply_overrides(load_config(preset, ov), {"seed": seed}))
         if any(s["run_dir"] == str((exp / cfg.run_name).absolute()) for s in specs):
@@ -264,6 +273,9 @@ def submit_grid(
     records: bool = True,  # execute the runner notebooks (records) or call functions directly
     parallel: int | None = None,  # jobs of one stage running at once (on Slurm: the array parallelism)
     threads: int | None = None,  # CPU threads per job (None: torch's default)
+    lr_width: int | None = None,  # scale train.lr as 1/width: it is the rate at this width (None: one rate)
+    analyze_groups=None,  # measure groups of the analysis (`measures.GROUPS`; None: all)
+    analyze_device: str | None = None,  # where the analysis computes ('cpu', 'cuda', 'auto'; None: the CPU)
     folder=None,  # submitit's logs (default <experiment>/submitit)
     **executor_params,  # e.g. timeout_min=240, slurm_partition='gpu', gpus_per_node=1
 ) -> dict:
@@ -272,7 +284,7 @@ def submit_grid(
     exp = Path(runs_root) / (experiment or base.experiment)
     executor = submitit.AutoExecutor(folder=str(folder or exp / "submitit"), cluster=cluster)
     executor.update_parameters(**{"timeout_min": 240, **executor_params})
-    specs = grid_specs(runs, preset, overrides, exp, checkpoints, records, threads)
+    specs = grid_specs(runs, preset, overrides, exp, checkpoints, records, threads, lr_width)
     jobs = {"train": _submit(executor, train_stage, specs, [], parallel)}
     if base.task == "carp":  # a CARP run is evaluated (run_eval) instead of collected
         jobs["eval"] = _submit(executor, eval_stage, specs, jobs["train"], parallel)
@@ -283,12 +295,12 @@ def submit_grid(
         jobs["collect"] = _submit(executor, collect_stage, specs, jobs["collect_shards"], parallel)
     else:
         jobs["collect"] = _submit(executor, collect_stage, specs, jobs["train"], parallel)
-    jobs["analyze"] = _submit(
-        executor, analyze_stage, [{"experiment_dir": str(exp.absolute()), "records": records}], jobs["collect"]
-    )
+    spec = {"experiment_dir": str(exp.absolute()), "records": records}
+    spec.update(groups=list(analyze_groups) if analyze_groups else None, device=analyze_device)
+    jobs["analyze"] = _submit(executor, analyze_stage, [spec], jobs["collect"])
     return jobs
 
-# %% ../nbs/31_launch.ipynb #c032
+# %% ../nbs/31_launch.ipynb #c035
 def _extra_spec(text: str) -> str:
     "An `--extra` value checked for the form DxW:s1,s2 (argparse reports a bad one as a usage error)."
     arch, sep, seeds = text.partition(":")
@@ -323,9 +335,12 @@ def _grid_parser() -> argparse.ArgumentParser:
     ap.add_argument("--parallel", type=int, default=None, help="jobs of one stage running at once")
     ap.add_argument("--threads", type=int, default=None, help="CPU threads per job")
     ap.add_argument("--param", action="append", default=[], help="executor parameter key=value (repeatable)")
+    ap.add_argument("--lr-width", type=int, default=None, help="train.lr is the rate at this width; others get lr*W/w")
+    ap.add_argument("--analyze-groups", nargs="+", default=None, help="measure groups of the analysis (default: all)")
+    ap.add_argument("--analyze-device", default=None, help="where the analysis computes: cpu, cuda, auto")
     return ap
 
-# %% ../nbs/31_launch.ipynb #c033
+# %% ../nbs/31_launch.ipynb #c036
 def grid_runs(a) -> list[tuple[int, int, int]]:
     "The runs of parsed grid arguments: the product grid, then `--extra` seeds of single architectures."
     runs = grid(a.depths, a.widths, a.seeds)
@@ -361,6 +376,9 @@ def grid_cli(argv=None):
         records=not a.no_records,
         parallel=a.parallel,
         threads=a.threads,
+        lr_width=a.lr_width,
+        analyze_groups=a.analyze_groups,
+        analyze_device=a.analyze_device,
         **params,
     )
     for stage, js in jobs.items():

@@ -34,7 +34,7 @@ from .schedulers import make_scheduler
 
 # %% auto #0
 __all__ = ['TRACKERS', 'TrainState', 'enable_gradient_checkpointing', 'default_optimizer', 'Trainer', 'TensorBoardTracker',
-           'WandbTracker', 'tracker_names', 'TrainResult']
+           'WandbTracker', 'tracker_names', 'best_checkpoint', 'TrainResult']
 
 # %% ../nbs/08_trainer.ipynb #c006
 @dataclass
@@ -49,6 +49,9 @@ class TrainState:
     global_micro_batch: int = 0  # items per batch over all ranks (batch_size × ranks) when saved; 0: unknown
     history: list = field(default_factory=list)  # rows of log.csv
     metrics: dict = field(default_factory=dict)  # latest evaluation
+    best_value: float | None = None  # best value of `train.best_metric` so far
+    best_step: int | None = None  # the step it was reached at
+    evals_since_best: int = 0  # evaluations since then that did not improve it (`train.early_stopping`)
 
 # %% ../nbs/08_trainer.ipynb #c008
 def enable_gradient_checkpointing(model: torch.nn.Module) -> int:
@@ -266,7 +269,31 @@ def run_evaluation(self: Trainer) -> dict:
     self.log(**metrics)
     if self.rank == 0:
         atomic_write(self.run_dir / "eval_results.json", json.dumps(self.state.metrics, indent=2))
+    self._track_best(metrics)
     return metrics
+
+
+@patch
+def _track_best(self: Trainer, metrics: dict) -> bool:
+    "Follow `best_metric`: record an improvement (True) or count one more evaluation without (and stop early)."
+    cfg, st = self.cfg, self.state
+    if cfg.best_metric not in metrics:
+        if cfg.save_best or cfg.early_stopping:
+            raise KeyError(f"train.best_metric={cfg.best_metric!r} is not an evaluation metric: {sorted(metrics)}")
+        return False
+    value, sign = metrics[cfg.best_metric], 1 if cfg.best_mode == "min" else -1
+    better = st.best_value is None or sign * value < sign * st.best_value
+    if better:
+        st.best_value, st.best_step, st.evals_since_best = value, st.global_step, 0
+    else:
+        st.evals_since_best += 1
+    self.should_stop = self.should_stop or self._patience_spent()
+    return better
+
+
+@patch
+def _patience_spent(self: Trainer) -> bool:
+    return bool(self.cfg.early_stopping) and self.state.evals_since_best >= self.cfg.early_stopping
 
 # %% ../nbs/08_trainer.ipynb #c018
 @patch
@@ -455,6 +482,7 @@ def _fit(self: Trainer, resume: bool) -> TrainState:
     self.model.train()
     cfg, st = self.cfg, self.state
     self._open_trackers()
+    self.should_stop = self._patience_spent()  # a run that stopped early stays stopped when resumed
     self._callback("on_fit_start")
     if ck is None and cfg.eval_at_start:
         self.run_evaluation()
@@ -492,19 +520,36 @@ def _fit(self: Trainer, resume: bool) -> TrainState:
             self._callback("on_step_end")  # before a checkpoint, so that it holds what callbacks changed
             if self.should_stop:  # the run ends here and evaluates and saves below
                 continue
+            best = False
             if inside and cfg.eval_every and st.global_step % cfg.eval_every == 0:
                 self.run_evaluation()
-            if save:
+                best = st.best_step == st.global_step
+            if save or (best and cfg.save_best):
                 self.save_checkpoint()
         if st.batch_in_epoch == len(batches):
             st.epoch, st.batch_in_epoch = st.epoch + 1, 0
-        self.run_evaluation()
+        if st.metrics.get("step") != st.global_step:  # not twice at one step (an early stop inside an epoch)
+            self.run_evaluation()
         self.save_checkpoint()
         self._callback("on_epoch_end")
     bar.close()
     return st
 
 # %% ../nbs/08_trainer.ipynb #c026
+def best_checkpoint(run_dir) -> Path:
+    "The checkpoint of a run's best evaluation (`train.best_metric`), as its latest checkpoint records it."
+    cks = list_checkpoints(run_dir)
+    if not cks:
+        raise FileNotFoundError(f"{run_dir} has no checkpoints; train it first")
+    step = _read_json(cks[-1] / "trainer_state.json").get("best_step")
+    best = Path(run_dir) / checkpoint_name(step) if step is not None else None
+    if best not in cks:
+        raise FileNotFoundError(
+            f"{run_dir} has no checkpoint of its best evaluation (step {step}); train it with train.save_best=true"
+        )
+    return best
+
+# %% ../nbs/08_trainer.ipynb #c028
 @dataclass
 class TrainResult:
     "What a task's train function returns."
