@@ -86,7 +86,16 @@ def write_run_record(
     parse = json.loads if path.suffix == ".json" else yaml.safe_load
     if path.exists() and resume:
         old, new = _flat(parse(path.read_text())), _flat(parse(text))
-        diff = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k) and k not in may_change)
+        added = sorted(new.keys() - old.keys())  # settings this version has and the run's version had not
+        diff = sorted(
+            k for k in old.keys() | new.keys() if old.get(k) != new.get(k) and k not in may_change + tuple(added)
+        )
+        if added and not diff:
+            warnings.warn(
+                f"{path.parent} was started before the settings {', '.join(added[:8])} existed; it continues with "
+                "their current values",
+                stacklevel=2,
+            )
         if diff:
             raise ValueError(
                 f"{path.parent} was started with a different {what} ({', '.join(diff[:8])} differ); "

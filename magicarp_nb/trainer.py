@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import math
 import os
@@ -20,7 +19,6 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 import torch
-import yaml
 from fastcore.basics import patch
 from tqdm import tqdm
 
@@ -29,12 +27,12 @@ from .data import epoch_order
 from .distributed import all_reduce_sum, average_gradients, barrier, rank_batches, rank_of, world_size_of
 from .runfiles import atomic_write, checkpoint_name, list_checkpoints, run_lock, write_manifest
 from .runfiles import load_model_weights, load_torch_state, save_model_weights
+from .runtime import TensorBoardTracker, WandbTracker, tracker_names
 from .runtime import autocast_context, load_rng_state, resolve_device, save_rng_state
 from .schedulers import make_scheduler
 
 # %% auto #0
-__all__ = ['TRACKERS', 'TrainState', 'enable_gradient_checkpointing', 'default_optimizer', 'Trainer', 'TensorBoardTracker',
-           'WandbTracker', 'tracker_names', 'best_checkpoint', 'TrainResult']
+__all__ = ['TrainState', 'enable_gradient_checkpointing', 'default_optimizer', 'Trainer', 'best_checkpoint', 'TrainResult']
 
 # %% ../nbs/08_trainer.ipynb #c006
 @dataclass
@@ -369,69 +367,6 @@ def optimizer_step(self: Trainer, group: list[torch.Tensor]) -> dict:
     return metrics
 
 # %% ../nbs/08_trainer.ipynb #c021
-try:  # optional: train.report_to=tensorboard
-    from torch.utils.tensorboard import SummaryWriter
-except ImportError:  # the tensorboard package is not installed
-    SummaryWriter = None
-
-TRACKERS = ("csv", "tensorboard", "wandb")
-"What `train.report_to` may name (comma-separated)."
-
-
-def _scalars(row: dict) -> dict:
-    return {k: float(v) for k, v in row.items() if isinstance(v, (int, float)) and k not in ("step", "epoch")}
-
-
-class TensorBoardTracker:
-    "Each log row's scalars into `<run>/tensorboard/` at the optimiser step."
-
-    def __init__(self, run_dir: Path, step: int):
-        if SummaryWriter is None:
-            raise ImportError("train.report_to=tensorboard needs the tensorboard package: pip install tensorboard")
-        # a resumed run drops the events an interrupted attempt wrote after its checkpoint
-        self.writer = SummaryWriter(str(run_dir / "tensorboard"), purge_step=step + 1 if step else None)
-
-    def log(self, row: dict, step: int) -> None:
-        for k, v in _scalars(row).items():
-            self.writer.add_scalar(k, v, step)
-        self.writer.flush()
-
-    def close(self) -> None:
-        self.writer.close()
-
-
-class WandbTracker:
-    "Each log row to a Weights & Biases run, offline in `<run>/wandb/` unless WANDB_MODE says otherwise."
-
-    def __init__(self, run_dir: Path, name: str):
-        try:
-            import wandb  # late import: optional, and slow to import
-        except ImportError:
-            raise ImportError("train.report_to=wandb needs the wandb package: pip install wandb") from None
-        record = run_dir / "config.yaml"
-        config = yaml.safe_load(record.read_text()) if record.exists() else {}
-        run_id = hashlib.sha256(str(run_dir.resolve()).encode()).hexdigest()[:16]  # a resumed run continues it
-        self.run = wandb.init(
-            dir=str(run_dir), project=os.environ.get("WANDB_PROJECT", "magicarp"), name=name, id=run_id,
-            resume="allow", mode=os.environ.get("WANDB_MODE", "offline"), config=config,
-        )  # fmt: skip
-
-    def log(self, row: dict, step: int) -> None:
-        self.run.log(_scalars(row), step=step)
-
-    def close(self) -> None:
-        self.run.finish()
-
-
-def tracker_names(report_to: str) -> list[str]:
-    "The trackers `train.report_to` names, checked."
-    names = [n.strip() for n in report_to.split(",") if n.strip()]
-    unknown = [n for n in names if n not in TRACKERS]
-    if unknown:
-        raise ValueError(f"train.report_to names unknown tracker(s) {unknown}; known: {', '.join(TRACKERS)}")
-    return names
-
-
 @patch
 def _open_trackers(self: Trainer) -> None:
     "Open the trackers of `train.report_to` (rank 0), at the step the run continues from."
