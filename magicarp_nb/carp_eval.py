@@ -176,7 +176,7 @@ def _write_tables(summary: dict, out: Path) -> None:
         atomic_write(out / f"{name}.csv", table.to_csv())
     atomic_write(out / "summary.json", json.dumps(summary, indent=1))
 
-# %% ../nbs/26_carp_eval.ipynb #c017
+# %% ../nbs/26_carp_eval.ipynb #c018
 def _encode_texts(cfg, tower: str, split: str | None, source: str | None, column: str | None) -> tuple:
     "`(texts, split, column, source name)` to encode: the run's pairs, or a column of a table."
     if source is None:
@@ -193,7 +193,7 @@ def _encode_texts(cfg, tower: str, split: str | None, source: str | None, column
         raise KeyError(f"{what} split {split!r} has no column {column!r}; columns: {ds.column_names}")
     return ds[column], split, column, what
 
-# %% ../nbs/26_carp_eval.ipynb #c018
+# %% ../nbs/26_carp_eval.ipynb #c019
 def encode_run(
     run_dir,  # a CARP run folder
     out_dir=None,  # folder of the shards (None: <run>/encodings/<checkpoint>/<split or file>.<column>.<tower>)
