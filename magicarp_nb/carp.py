@@ -25,11 +25,11 @@ from .retrieval import evaluate_pairs
 from .runfiles import load_model_weights, start_run
 from .runtime import quiet_transformers, seed_everything
 from .schedulers import Phase, PhaseScheduler, set_schedule
-from .trainer import Trainer, TrainResult
+from .trainer import RESUME_MAY_CHANGE, Trainer, TrainResult
 
 # %% auto #0
-__all__ = ['RESUME_MAY_CHANGE', 'CarpModel', 'build_carp', 'has_mlm_phase', 'carp_run_name', 'carp_step', 'mlm_step',
-           'carp_phases', 'train_carp', 'load_carp']
+__all__ = ['CarpModel', 'build_carp', 'has_mlm_phase', 'carp_run_name', 'carp_step', 'mlm_step', 'carp_phases', 'train_carp',
+           'load_carp']
 
 # %% ../nbs/14_carp.ipynb #c006
 class CarpModel(nn.Module):
@@ -216,10 +216,6 @@ def _pairs_fingerprint(cfg: CarpConfig, report: dict, train: TokenizedPairs, val
     }
 
 # %% ../nbs/14_carp.ipynb #c019
-RESUME_MAY_CHANGE = ("train.batch_size", "train.grad_accum", "train.report_to")
-"Config keys a CARP run may change when it resumes: the per-rank batch (another number of ranks), trackers."
-
-# %% ../nbs/14_carp.ipynb #c020
 def train_carp(
     cfg: CarpConfig,  # the resolved config
     run_dir,  # the run folder (created if needed)
@@ -280,7 +276,7 @@ def train_carp(
     }
     return TrainResult(run_dir, dict(state.metrics), info, time.time() - t0, trainer)
 
-# %% ../nbs/14_carp.ipynb #c021
+# %% ../nbs/14_carp.ipynb #c020
 def load_carp(checkpoint) -> tuple:
     "`(model, tokenizer, max_length)` from a CARP checkpoint folder, offline, in evaluation mode."
     checkpoint = Path(checkpoint)

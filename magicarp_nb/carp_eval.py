@@ -108,15 +108,14 @@ def _encode_pairs(name, model, tok, max_length, ds, out: Path, prov: dict, force
 def _labels(cfg, ds, min_class_count: int) -> tuple:
     "Class labels: the `label` column (`data.label_column`), the stdlib module, else none (every pair unlabelled)."
     if "label" in ds.column_names:
-        labels = [lab if lab else None for lab in ds["label"]]
+        labels = list(ds["label"])
     elif cfg.data.pipeline == "stdlib":
         labels = module_labels(ds["group"])
     else:
-        return np.full(len(ds), -1, dtype=np.int64), []
-    y, classes = encode_labels(labels, min_class_count)
-    if None in classes:  # pairs with an empty label stay unlabelled
-        y = np.where(y == classes.index(None), -1, y - (y > classes.index(None)))
-        classes.remove(None)
+        labels = [""] * len(ds)
+    labelled = np.array([bool(lab) for lab in labels], dtype=bool)  # pairs with an empty label stay unlabelled
+    y = np.full(len(labels), -1, dtype=np.int64)
+    y[labelled], classes = encode_labels([lab for lab in labels if lab], min_class_count)
     return y, classes
 
 # %% ../nbs/26_carp_eval.ipynb #c012

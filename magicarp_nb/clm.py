@@ -21,10 +21,10 @@ from .objectives import simctg_loss
 from .runfiles import arch_name, has_checkpoints, start_run
 from .distributed import all_gather, all_reduce_sum, barrier, rank_of, world_size_of
 from .runtime import quiet_transformers, resolve_device, seed_everything
-from .trainer import Trainer, TrainResult
+from .trainer import RESUME_MAY_CHANGE, Trainer, TrainResult
 
 # %% auto #0
-__all__ = ['RESUME_MAY_CHANGE', 'clm_run_name', 'neo_config', 'evaluate_clm', 'clm_step', 'train_clm', 'load_clm']
+__all__ = ['clm_run_name', 'neo_config', 'evaluate_clm', 'clm_step', 'train_clm', 'load_clm']
 
 # %% ../nbs/20_clm.ipynb #c006
 def clm_run_name(cfg: CLMConfig) -> str:
@@ -110,10 +110,6 @@ def clm_step(
     return step
 
 # %% ../nbs/20_clm.ipynb #c013
-RESUME_MAY_CHANGE = ("train.batch_size", "train.grad_accum", "train.report_to")
-"Config keys a causal-LM run may change when it resumes: the per-rank batch (another number of ranks), trackers."
-
-
 def _start(cfg: CLMConfig, run_dir: Path, resume: bool, group) -> tuple:
     "Tokenizer and blocks on every rank (checked equal); rank 0 writes the record and the tokenizer."
     # only a started run's tokenizer is its own; any other one in the folder is stale and trained anew

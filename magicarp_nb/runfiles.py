@@ -86,10 +86,8 @@ def write_run_record(
     parse = json.loads if path.suffix == ".json" else yaml.safe_load
     if path.exists() and resume:
         old, new = _flat(parse(path.read_text())), _flat(parse(text))
-        added = sorted(new.keys() - old.keys())  # settings this version has and the run's version had not
-        diff = sorted(
-            k for k in old.keys() | new.keys() if old.get(k) != new.get(k) and k not in may_change + tuple(added)
-        )
+        added = sorted(new.keys() - old.keys())  # settings this version has and the run's version had not: accepted
+        diff = sorted(k for k in old if old[k] != new.get(k) and k not in may_change)
         if added and not diff:
             warnings.warn(
                 f"{path.parent} was started before the settings {', '.join(added[:8])} existed; it continues with "

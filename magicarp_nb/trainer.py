@@ -32,7 +32,8 @@ from .runtime import autocast_context, load_rng_state, resolve_device, save_rng_
 from .schedulers import make_scheduler
 
 # %% auto #0
-__all__ = ['TrainState', 'enable_gradient_checkpointing', 'default_optimizer', 'Trainer', 'best_checkpoint', 'TrainResult']
+__all__ = ['RESUME_MAY_CHANGE', 'TrainState', 'enable_gradient_checkpointing', 'default_optimizer', 'Trainer', 'best_checkpoint',
+           'TrainResult']
 
 # %% ../nbs/08_trainer.ipynb #c006
 @dataclass
@@ -50,6 +51,10 @@ class TrainState:
     best_value: float | None = None  # best value of `train.best_metric` so far
     best_step: int | None = None  # the step it was reached at
     evals_since_best: int = 0  # evaluations since then that did not improve it (`train.early_stopping`)
+
+
+RESUME_MAY_CHANGE = ("train.batch_size", "train.grad_accum", "train.report_to")
+"Config keys a resumed run may change: the per-rank batch and accumulation (another number of ranks), trackers."
 
 # %% ../nbs/08_trainer.ipynb #c008
 def enable_gradient_checkpointing(model: torch.nn.Module) -> int:
