@@ -38,7 +38,7 @@ setuptools.setup(
     package_data=package_data,
     include_package_data=True,
     install_requires=requirements,
-    extras_require={"dev": dev_requirements},
+    extras_require={"dev": dev_requirements, "deepspeed": ["deepspeed>=0.19.8"]},
     python_requires=">=" + min_python,
     long_description=open("README.md", encoding="utf-8").read(),
     long_description_content_type="text/markdown",

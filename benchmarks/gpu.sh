@@ -2,7 +2,8 @@
 # The GPU checks of magicarp_nb, in one script, for a machine with CUDA GPUs:
 #   1. the main job (clm-tiny, seed 12) trained on CUDA with bfloat16 autocast;
 #   2. `magicarp check-distributed` with NCCL over every visible GPU (and once under torchrun);
-#   3. the trainer benchmark (benchmarks/train.py), where the checkout has it.
+#   3. the trainer benchmark (benchmarks/train.py), where the checkout has it;
+#   4. a few CARP steps under DeepSpeed ZeRO-2 (NCCL) over every visible GPU, where deepspeed is installed.
 # It refuses to run without a GPU: on CPU the same checks are `make train` and
 # `magicarp check-distributed --nproc 2` (gloo).
 #
@@ -44,4 +45,13 @@ if [ -f benchmarks/train.py ]; then
     "$BIN/python" benchmarks/train.py --threads 4
 else
     echo "benchmarks/train.py is not in this checkout: skipped"
+fi
+
+echo "## 4. CARP under DeepSpeed ZeRO-2 over $NGPU GPU(s)"
+if "$BIN/python" -c "import deepspeed" 2>/dev/null; then
+    "$BIN/python" -m torch.distributed.run --standalone --nproc_per_node "$NGPU" -m magicarp_nb.cli train carp-tiny \
+        train.deepspeed=zero2 train.device=cuda train.max_steps=20 train.log_every=5 --run-dir "$RUNS/carp-zero2"
+    cat "$RUNS/carp-zero2/log.csv"
+else
+    echo "deepspeed is not installed (pip install deepspeed): skipped"
 fi

@@ -17,6 +17,7 @@ from torch import nn
 from .config import CarpConfig, config_yaml, load_config
 from .data import MLMMasking, TokenizedPairs, duplicate_mask, load_pairs
 from .encoders import build_encoder, trim_padding
+from .engines import DeepSpeedEngine
 from .distributed import barrier, gather_sizes, gather_with_grad, rank_of, world_size_of
 from .gradcache import batch_size_of, contrastive_step, distributed_contrastive_step
 from .gradcache import microbatch_indices, take
@@ -114,6 +115,7 @@ def carp_step(
     model: CarpModel,  # towers and objective
     microbatch_size: int | None = None,  # pairs per encoder forward (None: the whole batch)
     group=None,  # a process group: the batch is this rank's shard of a global batch (None: one process)
+    backward=None,  # (tensor, grad=None) -> None: the trainer's engine's backward (None: autograd's)
 ):
     "The trainer's `train_step(batch, scale)` for a CARP model."
 
@@ -124,10 +126,10 @@ def carp_step(
             loss_fn = lambda P, R: model.objective(P, R, mask, *momentum)  # noqa: E731
         args = (model.encode_passages, model.encode_reviews, loss_fn, batch["passage"], batch["review"])
         if world_size_of(group) > 1:  # the trainer averages the gradients once per optimiser step
-            kw = dict(group=group, scale=scale, return_embeddings=True, average=False)
+            kw = dict(group=group, scale=scale, return_embeddings=True, average=False, backward=backward)
             loss, P, R = distributed_contrastive_step(*args, microbatch_size, **kw)
         else:
-            loss, P, R = contrastive_step(*args, microbatch_size, scale, return_embeddings=True)
+            loss, P, R = contrastive_step(*args, microbatch_size, scale, return_embeddings=True, backward=backward)
         metrics = {"loss": loss}
         with torch.no_grad():  # objectives without their own logits are scored on cosine similarities
             logits = masked_logits(objective_logits(model.objective, P, R), mask)
@@ -140,16 +142,16 @@ def carp_step(
     return step
 
 # %% ../nbs/14_carp.ipynb #c013
-def _mlm_side(encoder, part: dict, microbatch_size: int | None, scale: float) -> tuple:
+def _mlm_side(encoder, part: dict, microbatch_size: int | None, scale: float, backward=None) -> tuple:
     "Backpropagate `scale` × the mean masked-LM loss of one side, by microbatch; `(loss, n selected, n correct)`."
-    n = int((part["labels"] != -100).sum())
+    n, backward = int((part["labels"] != -100).sum()), backward or torch.autograd.backward
     total, correct = 0.0, 0
     for idx in microbatch_indices(part, microbatch_size or batch_size_of(part)):
         sub = trim_padding(take(part, idx))
         logits = encoder.mlm_logits(sub).flatten(0, 1).float()
         labels = sub["labels"].flatten()
         loss_sum = torch.nn.functional.cross_entropy(logits, labels, reduction="sum")
-        (loss_sum * (scale / max(n, 1))).backward()
+        backward(loss_sum * (scale / max(n, 1)))
         total += float(loss_sum.detach())
         correct += int(((logits.argmax(-1) == labels) & (labels != -100)).sum())
     return total / max(n, 1), n, correct
@@ -158,6 +160,7 @@ def _mlm_side(encoder, part: dict, microbatch_size: int | None, scale: float) ->
 def mlm_step(
     model: CarpModel,  # towers that are `encoders.MixedMLMEncoder`s
     microbatch_size: int | None = None,  # texts per forward (None: each side at once)
+    backward=None,  # (tensor, grad=None) -> None: the trainer's engine's backward (None: autograd's)
 ):
     "The trainer's `train_step(batch, scale)` of the masked-LM phase: the mean of the two sides' MLM losses."
 
@@ -165,7 +168,7 @@ def mlm_step(
         if "passage_mlm" not in batch:
             raise KeyError("an MLM step needs batches masked by data.MLMMasking (passage_mlm, review_mlm)")
         sides = [
-            _mlm_side(enc, batch[key], microbatch_size, scale / 2)
+            _mlm_side(enc, batch[key], microbatch_size, scale / 2, backward)
             for key, enc in (("passage_mlm", model.passage_encoder), ("review_mlm", model.review_encoder))
         ]
         loss = sum(s[0] for s in sides) / 2
@@ -174,6 +177,10 @@ def mlm_step(
     return step
 
 # %% ../nbs/14_carp.ipynb #c014
+def _backward_of(trainer: Trainer):
+    return trainer.engine.backward if trainer.engine is not None else None
+
+
 def carp_phases(
     cfg: CarpConfig,  # objective.mlm_steps / mlm_epochs / mlm_probability, train's schedule
     model: CarpModel,  # the towers and objective
@@ -192,12 +199,13 @@ def carp_phases(
     masking = [MLMMasking(tokenizer, o.mlm_probability, cfg.seed)]
 
     def enter_mlm(trainer, start):
-        trainer.train_step = mlm_step(model, cfg.microbatch_size)
+        trainer.train_step = mlm_step(model, cfg.microbatch_size, _backward_of(trainer))
         trainer.get_batch = lambda idx: train.collate(idx, masking)
         set_schedule(trainer, t.schedule, start, steps, round(t.warmup_ratio * steps), t.min_lr_ratio)
 
     def enter_contrastive(trainer, start):
-        trainer.train_step, trainer.get_batch = carp_step(model, cfg.microbatch_size, trainer.group), train.collate
+        step = carp_step(model, cfg.microbatch_size, trainer.group, _backward_of(trainer))
+        trainer.train_step, trainer.get_batch = step, train.collate
         rest = trainer.total_steps - start
         set_schedule(trainer, t.schedule, start, rest, round(t.warmup_ratio * rest), t.min_lr_ratio)
 
@@ -244,9 +252,10 @@ def train_carp(
         save_record(folder)
 
     global_batch = cfg.train.batch_size * world_size_of(group)  # the validation loss's contrastive batch
+    engine = DeepSpeedEngine(cfg.train.deepspeed) if cfg.train.deepspeed else None
     trainer = Trainer(
         model,
-        carp_step(model, cfg.microbatch_size, group),
+        carp_step(model, cfg.microbatch_size, group, engine.backward if engine else None),
         len(train),
         train.collate,
         cfg.train,
@@ -257,13 +266,14 @@ def train_carp(
         callbacks=callbacks,
         desc=carp_run_name(cfg),
         group=group,
+        engine=engine,
     )
     if has_mlm_phase(cfg):  # first among the callbacks: the phase is set before any other callback sees a step
         trainer.callbacks.insert(0, carp_phases(cfg, model, train, tok, trainer))
     if hasattr(model.objective, "clamp_"):
-        trainer.optimizer.register_step_post_hook(lambda *_: model.objective.clamp_())
+        trainer.after_step(model.objective.clamp_)
     if hasattr(model, "momentum_passage"):
-        trainer.optimizer.register_step_post_hook(lambda *_: model.update_momentum())
+        trainer.after_step(model.update_momentum)
     state = trainer.fit(resume=resume)
     at_start = [row for row in state.history if "eval_loss" in row and row["step"] == 0]  # train.eval_at_start
     initial = {f"initial_{k}": v for k, v in at_start[0].items() if k.startswith("eval_")} if at_start else {}

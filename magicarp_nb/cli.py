@@ -151,7 +151,7 @@ def check_distributed(
 # %% ../nbs/32_cli.ipynb #c009
 def train_command(cfg, run_dir: Path, resume: bool = True) -> int:
     "`magicarp train`: one process, or data parallel in the ranks torchrun started; prints the summary as JSON."
-    if int(os.environ.get("WORLD_SIZE", 1)) == 1:
+    if int(os.environ.get("WORLD_SIZE", 1)) == 1 and not cfg.train.deepspeed:  # DeepSpeed wants a group, even of 1
         print(json.dumps(train(cfg, run_dir, resume=resume).summary()))
         return 0
     with process_group() as group:

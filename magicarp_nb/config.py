@@ -370,6 +370,10 @@ class TrainConfig:
         "csv",
         "metric trackers, comma-separated: csv (log.csv, always written), tensorboard, wandb (offline by default)",
     )
+    deepspeed: Optional[str] = opt(
+        None,
+        "CARP runs under torchrun: DeepSpeed ZeRO, a shipped config (zero1, zero2) or a JSON file (None: off)",
+    )
 
 # %% ../nbs/00_config.ipynb #c026
 @dataclass

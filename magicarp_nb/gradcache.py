@@ -90,8 +90,11 @@ def encode_without_graph(
     return indices, chunks, snaps, emb.requires_grad_()
 
 
-def backward_replayed(encode: Callable, indices: list, chunks: list, snaps: list, emb: torch.Tensor) -> None:
+def backward_replayed(
+    encode: Callable, indices: list, chunks: list, snaps: list, emb: torch.Tensor, backward: Callable | None = None
+) -> None:
     "GradCache's last pass: re-encode each microbatch under its RNG snapshot and backpropagate `emb.grad` into it."
+    backward = backward or torch.autograd.backward
     if emb.grad is None:  # the loss does not depend on this side
         return
     for idx, chunk, snap in zip(indices, chunks, snaps):
@@ -99,7 +102,7 @@ def backward_replayed(encode: Callable, indices: list, chunks: list, snaps: list
             e = encode(chunk)
             if not e.requires_grad:  # a frozen tower: nothing to backpropagate into
                 break
-            e.backward(emb.grad[idx.to(emb.device)].to(e.dtype))
+            backward(e, emb.grad[idx.to(emb.device)].to(e.dtype))
 
 
 def contrastive_step(
@@ -112,29 +115,30 @@ def contrastive_step(
     scale: float = 1.0,  # multiplies every gradient (1 / batches accumulated)
     sort_by_length: bool = True,  # group items of similar length into microbatches
     return_embeddings: bool = False,  # also return the detached (P, R)
+    backward: Callable | None = None,  # (tensor, grad=None) -> None: an engine's backward (None: autograd's)
 ):
     """The loss of one contrastive batch, leaving `scale` × its full-batch gradient in `.grad`.
     Peak memory: one microbatch of activations + the B×d embeddings and their gradients + the loss' B×B logits."""
-    sizes = (batch_size_of(batch_p), batch_size_of(batch_r))
+    sizes, backward = (batch_size_of(batch_p), batch_size_of(batch_r)), backward or torch.autograd.backward
     if microbatch_size is None or microbatch_size >= max(sizes):
         # everything fits in one microbatch: the ordinary step, one forward fewer than the cached one
         P, R = encode_p(batch_p), encode_r(batch_r)
         loss = loss_fn(P, R)
-        (loss * scale).backward()
+        backward(loss * scale)
         return (loss.detach(), P.detach(), R.detach()) if return_embeddings else loss.detach()
     sides = [
         (encode, *encode_without_graph(encode, batch, microbatch_size, sort_by_length))
         for encode, batch in ((encode_p, batch_p), (encode_r, batch_r))
     ]
     loss = loss_fn(sides[0][-1], sides[1][-1])
-    (loss * scale).backward()
+    backward(loss * scale)
     for side in sides:
-        backward_replayed(*side)
+        backward_replayed(*side, backward)
     if return_embeddings:
         return loss.detach(), sides[0][-1].detach(), sides[1][-1].detach()
     return loss.detach()
 
-# %% ../nbs/12_gradcache.ipynb #c019
+# %% ../nbs/12_gradcache.ipynb #c021
 def _parameters_of(*fns) -> list:
     "The parameters of the modules among `fns` (a module, or a bound method of one), each once."
     seen, out = set(), []
@@ -160,6 +164,7 @@ def distributed_contrastive_step(
     return_embeddings: bool = False,  # also return the detached global (P, R)
     average: bool = True,  # average the gradients over the ranks after the step (False: the caller does, once)
     params=None,  # the parameters to average (None: those of encode_p, encode_r and loss_fn that are modules)
+    backward: Callable | None = None,  # (tensor, grad=None) -> None: an engine's backward (None: autograd's)
 ):
     """The loss of a global contrastive batch split over the ranks of `group`, leaving on every rank `scale` × the
     one-process gradient of the global batch in `.grad`. Peak memory per rank: one microbatch of activations +
@@ -168,12 +173,12 @@ def distributed_contrastive_step(
     for side, ns in zip(("passages", "reviews"), sizes):
         if min(ns) == 0:
             raise ValueError(f"rank {ns.index(0)} has no {side}: every rank needs a non-empty shard")
-    local = max(sizes[0][rank_of(group)], sizes[1][rank_of(group)])
+    local, backward = max(sizes[0][rank_of(group)], sizes[1][rank_of(group)]), backward or torch.autograd.backward
     if microbatch_size is None or microbatch_size >= local:
         P, R = encode_p(batch_p), encode_r(batch_r)
         Pg, Rg = gather_with_grad(P, group, sizes[0]), gather_with_grad(R, group, sizes[1])
         loss = loss_fn(Pg, Rg)
-        (loss * scale).backward()
+        backward(loss * scale)
     else:
         sides = [
             (encode, *encode_without_graph(encode, batch, microbatch_size, sort_by_length))
@@ -181,14 +186,14 @@ def distributed_contrastive_step(
         ]
         Pg, Rg = (gather_with_grad(side[-1], group, ns) for side, ns in zip(sides, sizes))
         loss = loss_fn(Pg, Rg)
-        (loss * scale).backward()
+        backward(loss * scale)
         for side in sides:
-            backward_replayed(*side)
+            backward_replayed(*side, backward)
     if average:
         average_gradients(params if params is not None else _parameters_of(encode_p, encode_r, loss_fn), group)
     return (loss.detach(), Pg.detach(), Rg.detach()) if return_embeddings else loss.detach()
 
-# %% ../nbs/12_gradcache.ipynb #c027
+# %% ../nbs/12_gradcache.ipynb #c029
 def _check_batch(n: int, vocab: int, device) -> dict:
     "A fixed batch of `n` random token-id sequences of lengths 4 to 15."
     g = torch.Generator().manual_seed(1234)
@@ -245,7 +250,7 @@ def check_distributed_step(
             per_rank=[dict(rank=r, max_rel_diff=float(d), step_seconds=float(s)) for r, (d, s) in enumerate(every)],
         )
 
-# %% ../nbs/12_gradcache.ipynb #c033
+# %% ../nbs/12_gradcache.ipynb #c035
 def recompute_step(
     encode_p: Callable,  # as in `contrastive_step`
     encode_r: Callable,

@@ -300,25 +300,40 @@ def save_model_weights(model: torch.nn.Module, folder: Path) -> None:
         with quiet_transformers():
             model.save_pretrained(folder)
     else:
-        safetensors.torch.save_model(model, str(folder / "model.safetensors"))
+        tensors, left_out = _weights_once(model)
+        safetensors.torch.save_file(tensors, str(folder / "model.safetensors"), metadata=left_out)
+
+
+def _weights_once(model: torch.nn.Module) -> tuple[dict, dict | None]:
+    """Each weight once, in memory of its own, and the names left out: what `safetensors.torch.save_model` saves
+    (a tied weight under the first of its names), also when all weights are views of one buffer (DeepSpeed's ZeRO)."""
+    state, names = model.state_dict(), {}
+    for name, t in state.items():
+        key = (t.data_ptr(), t.shape, t.stride(), t.dtype) if t.numel() else name
+        names.setdefault(key, []).append(name)
+    tensors = {min(same): state[same[0]].detach().contiguous().clone() for same in names.values()}
+    left_out = {n: min(same) for same in names.values() for n in sorted(same) if n != min(same)}
+    return tensors, left_out or None
 
 
 def load_model_weights(model: torch.nn.Module, folder: Path) -> None:
     "Load what `save_model_weights` wrote into an existing `model` (tied weights are re-tied)."
     file = Path(folder) / "model.safetensors"
     try:
-        missing, unexpected = safetensors.torch.load_model(model, str(file), strict=False)
+        weights = safetensors.torch.load_file(str(file))
     except (OSError, safetensors.SafetensorError) as e:
         raise ValueError(
             f"cannot read the weights {file} ({type(e).__name__}: {e}); the file is missing or damaged"
         ) from None
+    # not safetensors' load_model, which refuses weights that are views of one buffer (DeepSpeed's ZeRO)
+    missing, unexpected = model.load_state_dict(weights, strict=False)
     if unexpected:
         raise RuntimeError(f"checkpoint {folder} has weights the model lacks: {unexpected[:5]}")
     tied = {n for n, p in model.named_parameters(remove_duplicate=False)} - {n for n, p in model.named_parameters()}
     if set(missing) - tied:
         raise RuntimeError(f"checkpoint {folder} lacks weights: {sorted(set(missing) - tied)[:5]}")
 
-# %% ../nbs/02_runfiles.ipynb #c029
+# %% ../nbs/02_runfiles.ipynb #c031
 def load_torch_state(
     path,  # a file written by `torch.save` holding only tensors, numbers, strings and containers
     map_location=None,  # passed to `torch.load`
@@ -337,7 +352,7 @@ def load_torch_state(
     except (RuntimeError, EOFError, OSError) as e:
         raise ValueError(f"cannot read {path} ({type(e).__name__}: {e}); the file is damaged") from None
 
-# %% ../nbs/02_runfiles.ipynb #c032
+# %% ../nbs/02_runfiles.ipynb #c034
 _STATS_RE = re.compile(
     r"^(train|val)@(checkpoint-(\d+))(?:\.blocks(\d+)-(\d+))?(?:\.layer(\d+))?\.safetensors(\.partial)?$"
 )

@@ -23,10 +23,12 @@ import torch
 import yaml
 from transformers.utils import logging as hf_logging
 
+from .config import TrainConfig
+
 # %% auto #0
 __all__ = ['TRACKERS', 'resolve_device', 'cpu_has_bf16', 'autocast_context', 'seed_everything', 'rng_state', 'set_rng_state',
            'save_rng_state', 'load_rng_state', 'quiet_transformers', 'TensorBoardTracker', 'WandbTracker',
-           'tracker_names']
+           'tracker_names', 'enable_gradient_checkpointing', 'default_optimizer']
 
 # %% ../nbs/01_runtime.ipynb #c006
 def resolve_device(spec: str = "auto") -> torch.device:
@@ -192,3 +194,32 @@ def tracker_names(report_to: str) -> list[str]:
     if unknown:
         raise ValueError(f"train.report_to names unknown tracker(s) {unknown}; known: {', '.join(TRACKERS)}")
     return names
+
+# %% ../nbs/01_runtime.ipynb #c021
+def enable_gradient_checkpointing(model: torch.nn.Module) -> int:
+    "Turn on activation checkpointing in every submodule that supports it (transformers models); returns how many."
+    n = 0
+    for m in model.modules():
+        if getattr(m, "supports_gradient_checkpointing", False) and hasattr(m, "gradient_checkpointing_enable"):
+            # non-reentrant checkpointing replays the RNG, so dropout masks are the same in the recomputation;
+            # transformers 5 renamed the method (the old name still works, with a deprecation warning)
+            kwargs = {"use_reentrant": False}
+            if getattr(m.config, "use_cache", False):
+                m.config.use_cache = False  # a generation cache is useless in training and clashes with checkpointing
+            if hasattr(m, "activation_checkpointing_enable"):
+                m.activation_checkpointing_enable(activation_checkpointing_kwargs=kwargs)
+            else:
+                m.gradient_checkpointing_enable(gradient_checkpointing_kwargs=kwargs)
+            n += 1
+    if n == 0:
+        raise ValueError("train.gradient_checkpointing is set, but no part of the model supports it")
+    return n
+
+
+def default_optimizer(model: torch.nn.Module, cfg: TrainConfig) -> torch.optim.AdamW:
+    "AdamW with weight decay on matrices only (not on biases, norms or other vectors)."
+    params = [p for p in model.parameters() if p.requires_grad]
+    decay = [p for p in params if p.ndim >= 2]
+    other = [p for p in params if p.ndim < 2]
+    groups = [{"params": decay, "weight_decay": cfg.weight_decay}, {"params": other, "weight_decay": 0.0}]
+    return torch.optim.AdamW([g for g in groups if g["params"]], lr=cfg.lr, betas=tuple(cfg.adam_betas))

@@ -29,11 +29,11 @@ from .runfiles import atomic_write, checkpoint_name, list_checkpoints, run_lock,
 from .runfiles import load_model_weights, load_torch_state, save_model_weights
 from .runtime import TensorBoardTracker, WandbTracker, tracker_names
 from .runtime import autocast_context, load_rng_state, resolve_device, save_rng_state
+from .runtime import default_optimizer, enable_gradient_checkpointing
 from .schedulers import make_scheduler
 
 # %% auto #0
-__all__ = ['RESUME_MAY_CHANGE', 'TrainState', 'enable_gradient_checkpointing', 'default_optimizer', 'Trainer', 'best_checkpoint',
-           'TrainResult']
+__all__ = ['RESUME_MAY_CHANGE', 'TrainState', 'Trainer', 'best_checkpoint', 'TrainResult']
 
 # %% ../nbs/08_trainer.ipynb #c006
 @dataclass
@@ -57,35 +57,6 @@ RESUME_MAY_CHANGE = ("train.batch_size", "train.grad_accum", "train.report_to")
 "Config keys a resumed run may change: the per-rank batch and accumulation (another number of ranks), trackers."
 
 # %% ../nbs/08_trainer.ipynb #c008
-def enable_gradient_checkpointing(model: torch.nn.Module) -> int:
-    "Turn on activation checkpointing in every submodule that supports it (transformers models); returns how many."
-    n = 0
-    for m in model.modules():
-        if getattr(m, "supports_gradient_checkpointing", False) and hasattr(m, "gradient_checkpointing_enable"):
-            # non-reentrant checkpointing replays the RNG, so dropout masks are the same in the recomputation;
-            # transformers 5 renamed the method (the old name still works, with a deprecation warning)
-            kwargs = {"use_reentrant": False}
-            if getattr(m.config, "use_cache", False):
-                m.config.use_cache = False  # a generation cache is useless in training and clashes with checkpointing
-            if hasattr(m, "activation_checkpointing_enable"):
-                m.activation_checkpointing_enable(activation_checkpointing_kwargs=kwargs)
-            else:
-                m.gradient_checkpointing_enable(gradient_checkpointing_kwargs=kwargs)
-            n += 1
-    if n == 0:
-        raise ValueError("train.gradient_checkpointing is set, but no part of the model supports it")
-    return n
-
-
-def default_optimizer(model: torch.nn.Module, cfg: TrainConfig) -> torch.optim.AdamW:
-    "AdamW with weight decay on matrices only (not on biases, norms or other vectors)."
-    params = [p for p in model.parameters() if p.requires_grad]
-    decay = [p for p in params if p.ndim >= 2]
-    other = [p for p in params if p.ndim < 2]
-    groups = [{"params": decay, "weight_decay": cfg.weight_decay}, {"params": other, "weight_decay": 0.0}]
-    return torch.optim.AdamW([g for g in groups if g["params"]], lr=cfg.lr, betas=tuple(cfg.adam_betas))
-
-
 def _to(batch, device):
     if isinstance(batch, torch.Tensor):
         return batch.to(device, non_blocking=True)
@@ -114,6 +85,7 @@ class Trainer:
         optimizer: torch.optim.Optimizer | None = None,
         desc: str = "train",
         group=None,  # a process group for data-parallel training (None: torch's default group, or one process)
+        engine=None,  # owns gradient reduction, clipping and the optimiser step (engines.DeepSpeedEngine); None: torch
     ):
         self.cfg, self.run_dir, self.seed = cfg, Path(run_dir), seed
         self.group, self.rank, self.world_size = group, rank_of(group), world_size_of(group)
@@ -128,7 +100,11 @@ class Trainer:
         self.evaluate, self.save_extra, self.callbacks, self.desc = evaluate, save_extra, list(callbacks), desc
         if n_train < self.world_size:
             raise ValueError(f"the training set has {n_train} items, fewer than the {self.world_size} ranks")
-        self.optimizer = optimizer or default_optimizer(self.model, cfg)
+        self.optimizer, self.engine = optimizer or default_optimizer(self.model, cfg), engine
+        if engine is not None:
+            engine.setup(self.model, self.optimizer, cfg, group)
+        elif cfg.deepspeed:
+            raise ValueError("train.deepspeed is set, but this task's train step has no engine to pass its backward to")
         self.batches_per_epoch = len(self.epoch_batches(0))
         self.steps_per_epoch = math.ceil(self.batches_per_epoch / cfg.grad_accum)
         total = cfg.epochs * self.steps_per_epoch
@@ -155,13 +131,14 @@ def save_checkpoint(self: Trainer) -> Path:
     "Write `checkpoint-<global_step>/` atomically (temporary folder, then rename); rank 0 writes, every rank waits."
     name = checkpoint_name(self.state.global_step)
     final, tmp = self.run_dir / name, self.run_dir / f".{name}.tmp"
+    optim = self.engine.optimizer_state(self.group) if self.engine else self.optimizer.state_dict()  # a collective
     if self.rank != 0:
         barrier(self.group)
         return final
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     save_model_weights(self.model, tmp)
-    torch.save(self.optimizer.state_dict(), tmp / "optimizer.pt")
+    torch.save(optim, tmp / "optimizer.pt")
     torch.save(self.scheduler.state_dict(), tmp / "scheduler.pt")
     save_rng_state(tmp / "rng_state.safetensors")
     if self.state.metrics:
@@ -228,8 +205,17 @@ def load_checkpoint(self: Trainer, path) -> None:
     for key, cb in mine.items():
         cb.load_state_dict(saved[key], self)
     load_model_weights(self.model, path)
-    self.optimizer.load_state_dict(load_torch_state(path / "optimizer.pt", map_location=self.device))
+    optim = load_torch_state(path / "optimizer.pt", map_location=self.device)
+    if self.engine is not None:
+        self.engine.load_optimizer_state(optim, path)
+    elif "engine" in optim:
+        raise ValueError(f"{path} was written by a {optim['engine']} run; resume it with the same train.deepspeed")
+    else:
+        self.optimizer.load_state_dict(optim)
     self.scheduler.load_state_dict(load_torch_state(path / "scheduler.pt"))
+    if self.engine is not None:  # an engine restores the optimiser's state, not its groups' learning rates
+        for g, lr in zip(self.optimizer.param_groups, self.scheduler.get_last_lr()):
+            g["lr"] = lr
     if not (path / "rng_state.safetensors").exists() and (path / "rng_state.pt").exists():
         raise ValueError(
             f"{path} holds its RNG state as a pickle (rng_state.pt, an older format), which is not loaded because "
@@ -322,7 +308,8 @@ def _reduce(self: Trainer, rows: list[dict], weights: list[float]) -> dict:
     keys = list(rows[0])
     mine = torch.tensor([[w * float(r[k]) for k in keys] for r, w in zip(rows, weights)], dtype=torch.float64)
     merged = all_reduce_sum(mine.to(self.device), self.group) / self.world_size
-    average_gradients(self.model.parameters(), self.group)
+    if self.engine is None:  # an engine reduces the gradients itself
+        average_gradients(self.model.parameters(), self.group)
     return dict(zip(keys, merged.mean(0).tolist()))
 
 # %% ../nbs/08_trainer.ipynb #c019
@@ -346,7 +333,7 @@ def optimizer_step(self: Trainer, group: list[torch.Tensor]) -> dict:
         bad = self._nonfinite_grads()
         if bad:
             problem = f"non-finite gradient at {where} in {len(bad)} parameters, e.g. {bad[:3]}"
-    if problem is None and self.cfg.grad_clip:
+    if problem is None and self.cfg.grad_clip and self.engine is None:  # an engine clips in its step
         metrics["grad_norm"] = float(torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.cfg.grad_clip))
     if problem is not None:
         if self.cfg.nan_policy == "stop":
@@ -366,12 +353,24 @@ def optimizer_step(self: Trainer, group: list[torch.Tensor]) -> dict:
         return metrics
     metrics["lr"] = self.optimizer.param_groups[0]["lr"]
     self.state.skips_in_a_row = 0
-    self.optimizer.step()
+    if self.engine is None:
+        self.optimizer.step()
+    elif (norm := self.engine.step()) is not None and self.cfg.grad_clip:  # the norm before clipping, as torch's
+        metrics["grad_norm"] = norm
     self.scheduler.step()
     self.state.global_step += 1
     return metrics
 
 # %% ../nbs/08_trainer.ipynb #c021
+@patch
+def after_step(self: Trainer, fn: Callable) -> None:
+    "Call `fn()` after every optimiser step that changes the weights (clamp a parameter, update an EMA copy, ...)."
+    if self.engine is not None:  # after the engine has put the updated weights back into the model
+        self.engine.after_step.append(fn)
+    else:
+        self.optimizer.register_step_post_hook(lambda *_: fn())
+
+
 @patch
 def _open_trackers(self: Trainer) -> None:
     "Open the trackers of `train.report_to` (rank 0), at the step the run continues from."
