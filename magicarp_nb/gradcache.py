@@ -104,7 +104,7 @@ def backward_replayed(
                 break
             backward(e, emb.grad[idx.to(emb.device)].to(e.dtype))
 
-
+# %% ../nbs/12_gradcache.ipynb #c010
 def contrastive_step(
     encode_p: Callable,  # dict of tensors (a slice of batch_p along dim 0) -> (b, d) passage embeddings
     encode_r: Callable,  # the same for reviews
@@ -138,7 +138,7 @@ def contrastive_step(
         return loss.detach(), sides[0][-1].detach(), sides[1][-1].detach()
     return loss.detach()
 
-# %% ../nbs/12_gradcache.ipynb #c021
+# %% ../nbs/12_gradcache.ipynb #c022
 def _parameters_of(*fns) -> list:
     "The parameters of the modules among `fns` (a module, or a bound method of one), each once."
     seen, out = set(), []
@@ -193,7 +193,7 @@ def distributed_contrastive_step(
         average_gradients(params if params is not None else _parameters_of(encode_p, encode_r, loss_fn), group)
     return (loss.detach(), Pg.detach(), Rg.detach()) if return_embeddings else loss.detach()
 
-# %% ../nbs/12_gradcache.ipynb #c029
+# %% ../nbs/12_gradcache.ipynb #c030
 def _check_batch(n: int, vocab: int, device) -> dict:
     "A fixed batch of `n` random token-id sequences of lengths 4 to 15."
     g = torch.Generator().manual_seed(1234)
@@ -250,7 +250,7 @@ def check_distributed_step(
             per_rank=[dict(rank=r, max_rel_diff=float(d), step_seconds=float(s)) for r, (d, s) in enumerate(every)],
         )
 
-# %% ../nbs/12_gradcache.ipynb #c035
+# %% ../nbs/12_gradcache.ipynb #c036
 def recompute_step(
     encode_p: Callable,  # as in `contrastive_step`
     encode_r: Callable,
