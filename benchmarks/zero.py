@@ -103,8 +103,9 @@ def main(argv=None):
         cmd = [sys.executable, __file__, "--one", mode, *[x for f, v in zip(flags, args) for x in (f, str(v))]]
         out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
         rows.append(json.loads(out.strip().splitlines()[-1]))
+        print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
     print(f"{a.preset}, {a.nproc} ranks × {a.batch_size} pairs, {a.steps} steps, {a.threads} thread(s) per rank, CPU")
-    print(pd.DataFrame(rows).to_markdown(index=False))
+    print(pd.DataFrame(rows).to_string(index=False))
 
 
 if __name__ == "__main__":
