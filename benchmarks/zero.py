@@ -30,24 +30,20 @@ import pandas as pd
 import torch
 
 
+def _tensor_mib(x) -> float:
+    "MiB of the tensors in a nest of dicts, lists and tuples."
+    if isinstance(x, torch.Tensor):
+        return x.numel() * x.element_size() / 2**20
+    items = x.values() if isinstance(x, dict) else x if isinstance(x, (list, tuple)) else ()
+    return sum(_tensor_mib(v) for v in items)
+
+
 def _state_mib(optimizer_pt: Path, ranks: int) -> float:
-    "MiB of optimiser tensors one rank holds."
+    "MiB of optimiser state one rank holds."
     state = torch.load(optimizer_pt, map_location="cpu", weights_only=True)
-    tensors = []
-
-    def walk(x):
-        if isinstance(x, torch.Tensor):
-            tensors.append(x)
-        elif isinstance(x, dict):
-            [walk(v) for v in x.values()]
-        elif isinstance(x, (list, tuple)):
-            [walk(v) for v in x]
-
-    if "engine" in state:  # every rank's ZeRO partition: moments (and its fp32 copy of the weights)
-        walk([sd["base_optimizer_state"] for sd in state["ranks"]])
-        return sum(t.numel() * t.element_size() for t in tensors) / 2**20 / ranks
-    walk(state["state"])
-    return sum(t.numel() * t.element_size() for t in tensors) / 2**20
+    if "engine" in state:  # every rank's ZeRO partition of AdamW's moments: one share per rank
+        return _tensor_mib([sd["base_optimizer_state"] for sd in state["ranks"]]) / ranks
+    return _tensor_mib(state["state"])
 
 
 def run(mode: str, a, root: Path) -> dict:
