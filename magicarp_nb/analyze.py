@@ -18,7 +18,8 @@ from tqdm import tqdm
 from .clm import load_clm
 from .collapse import AgreementStats, CollapseStats, StatsFileError, stats_info
 from .measures import GROUPS, NC_COLUMNS, nc_row
-from .runfiles import atomic_write, list_checkpoints, parse_run_name, parse_stats_name
+from .runfiles import atomic_write, parse_run_name, parse_stats_name
+from .checkpoints import list_checkpoints
 from .runfiles import partial_path, stats_path, stats_shards
 from .runtime import resolve_device
 

@@ -23,7 +23,8 @@ from .gradcache import batch_size_of, contrastive_step, distributed_contrastive_
 from .gradcache import microbatch_indices, take
 from .objectives import contrastive_accuracy, make_objective, masked_logits, objective_logits, objective_loss
 from .retrieval import evaluate_pairs
-from .runfiles import load_model_weights, start_run
+from .runfiles import run_lock, start_run
+from .checkpoints import load_model_weights
 from .runtime import quiet_transformers, seed_everything
 from .schedulers import Phase, PhaseScheduler, set_schedule
 from .trainer import RESUME_MAY_CHANGE, Trainer, TrainResult
@@ -233,58 +234,59 @@ def train_carp(
 ) -> TrainResult:
     "Train a CARP model on the configured pairs: the final validation (and the initial one) and the pair counts."
     run_dir, t0 = Path(run_dir), time.time()
-    seed_everything(cfg.seed)
-    model, tok, max_length = build_carp(cfg)
-    splits = load_pairs(cfg.data)
-    train = TokenizedPairs(splits.train["passage"], splits.train["review"], tok, max_length)
-    val = TokenizedPairs(splits.validation["passage"], splits.validation["review"], tok, max_length)
-    fp = _pairs_fingerprint(cfg, splits.report, train, val)
-    records = {"config.yaml": (config_yaml(cfg), "config"), "data.json": (json.dumps(fp, indent=1), "pairs")}
-    save_record = start_run(run_dir, records, resume, RESUME_MAY_CHANGE) if rank_of(group) == 0 else None
-    barrier(group)  # every rank builds the same model and pairs; rank 0 alone writes
+    with run_lock(run_dir, f"training {carp_run_name(cfg)}", rank=rank_of(group)):  # before the first write
+        seed_everything(cfg.seed)
+        model, tok, max_length = build_carp(cfg)
+        splits = load_pairs(cfg.data)
+        train = TokenizedPairs(splits.train["passage"], splits.train["review"], tok, max_length)
+        val = TokenizedPairs(splits.validation["passage"], splits.validation["review"], tok, max_length)
+        fp = _pairs_fingerprint(cfg, splits.report, train, val)
+        records = {"config.yaml": (config_yaml(cfg), "config"), "data.json": (json.dumps(fp, indent=1), "pairs")}
+        save_record = start_run(run_dir, records, resume, RESUME_MAY_CHANGE) if rank_of(group) == 0 else None
+        barrier(group)  # every rank builds the same model and pairs; rank 0 alone writes, as the folder's owner
 
-    def save_extra(folder: Path) -> None:
-        towers = [("passage_backbone", model.passage_encoder)]
-        towers += [] if model.shared else [("review_backbone", model.review_encoder)]
-        for name, enc in towers:
-            enc.backbone.config.save_pretrained(folder / name)
-            tok.save_pretrained(folder / name)
-        save_record(folder)
+        def save_extra(folder: Path) -> None:
+            towers = [("passage_backbone", model.passage_encoder)]
+            towers += [] if model.shared else [("review_backbone", model.review_encoder)]
+            for name, enc in towers:
+                enc.backbone.config.save_pretrained(folder / name)
+                tok.save_pretrained(folder / name)
+            save_record(folder)
 
-    global_batch = cfg.train.batch_size * world_size_of(group)  # the validation loss's contrastive batch
-    engine = DeepSpeedEngine(cfg.train.deepspeed) if cfg.train.deepspeed else None
-    trainer = Trainer(
-        model,
-        carp_step(model, cfg.microbatch_size, group, engine.backward if engine else None),
-        len(train),
-        train.collate,
-        cfg.train,
-        run_dir,
-        seed=cfg.seed,
-        evaluate=lambda m: evaluate_pairs(m, val, cfg.train.eval_batch_size, global_batch),
-        save_extra=save_extra,
-        callbacks=callbacks,
-        desc=carp_run_name(cfg),
-        group=group,
-        engine=engine,
-    )
-    if has_mlm_phase(cfg):  # first among the callbacks: the phase is set before any other callback sees a step
-        trainer.callbacks.insert(0, carp_phases(cfg, model, train, tok, trainer))
-    if hasattr(model.objective, "clamp_"):
-        trainer.after_step(model.objective.clamp_)
-    if hasattr(model, "momentum_passage"):
-        trainer.after_step(model.update_momentum)
-    state = trainer.fit(resume=resume)
-    at_start = [row for row in state.history if "eval_loss" in row and row["step"] == 0]  # train.eval_at_start
-    initial = {f"initial_{k}": v for k, v in at_start[0].items() if k.startswith("eval_")} if at_start else {}
-    info = {
-        **initial,
-        "n_params": sum(p.numel() for p in model.parameters()),
-        "train_pairs": len(train),
-        "validation_pairs": len(val),
-        **{k: v for k, v in splits.report.items() if k.startswith("dropped")},
-    }
-    return TrainResult(run_dir, dict(state.metrics), info, time.time() - t0, trainer)
+        global_batch = cfg.train.batch_size * world_size_of(group)  # the validation loss's contrastive batch
+        engine = DeepSpeedEngine(cfg.train.deepspeed) if cfg.train.deepspeed else None
+        trainer = Trainer(
+            model,
+            carp_step(model, cfg.microbatch_size, group, engine.backward if engine else None),
+            len(train),
+            train.collate,
+            cfg.train,
+            run_dir,
+            seed=cfg.seed,
+            evaluate=lambda m: evaluate_pairs(m, val, cfg.train.eval_batch_size, global_batch),
+            save_extra=save_extra,
+            callbacks=callbacks,
+            desc=carp_run_name(cfg),
+            group=group,
+            engine=engine,
+        )
+        if has_mlm_phase(cfg):  # first among the callbacks: the phase is set before any other callback sees a step
+            trainer.callbacks.insert(0, carp_phases(cfg, model, train, tok, trainer))
+        if hasattr(model.objective, "clamp_"):
+            trainer.after_step(model.objective.clamp_)
+        if hasattr(model, "momentum_passage"):
+            trainer.after_step(model.update_momentum)
+        state = trainer.fit(resume=resume)
+        at_start = [row for row in state.history if "eval_loss" in row and row["step"] == 0]  # train.eval_at_start
+        initial = {f"initial_{k}": v for k, v in at_start[0].items() if k.startswith("eval_")} if at_start else {}
+        info = {
+            **initial,
+            "n_params": sum(p.numel() for p in model.parameters()),
+            "train_pairs": len(train),
+            "validation_pairs": len(val),
+            **{k: v for k, v in splits.report.items() if k.startswith("dropped")},
+        }
+        return TrainResult(run_dir, dict(state.metrics), info, time.time() - t0, trainer)
 
 # %% ../nbs/14_carp.ipynb #c020
 def load_carp(checkpoint) -> tuple:

@@ -23,7 +23,8 @@ from .measures import nc_row
 from .probe import encode_labels, fit_probe, linear_probe, module_labels
 from .projection import projection_figure
 from .retrieval import retrieval_metrics
-from .runfiles import atomic_write, latest_checkpoint
+from .runfiles import atomic_write
+from .checkpoints import latest_checkpoint
 from .runtime import seed_everything
 from .sources import read_dataset
 

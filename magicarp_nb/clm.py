@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import shutil
 import time
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from transformers import AutoModelForCausalLM, GPTNeoConfig, GPTNeoForCausalLM
 from .config import CLMConfig, CLMModelConfig, config_yaml, load_config
 from .data import load_tokenizer, prepare_text_blocks, unigram_cross_entropy, unigram_entropy
 from .objectives import simctg_loss
-from .runfiles import arch_name, has_checkpoints, start_run
+from .runfiles import arch_name, has_checkpoints, replace_dir, run_lock, start_run, writing
 from .distributed import all_gather, all_reduce_sum, barrier, rank_of, world_size_of
 from .runtime import quiet_transformers, resolve_device, seed_everything
 from .trainer import RESUME_MAY_CHANGE, Trainer, TrainResult
@@ -111,7 +112,7 @@ def clm_step(
 
 # %% ../nbs/20_clm.ipynb #c013
 def _start(cfg: CLMConfig, run_dir: Path, resume: bool, group) -> tuple:
-    "Tokenizer and blocks on every rank (checked equal); rank 0 writes the record and the tokenizer."
+    "Tokenizer and blocks on every rank (checked equal); rank 0, which owns the folder, writes record and tokenizer."
     # only a started run's tokenizer is its own; any other one in the folder is stale and trained anew
     tok_dir = run_dir / "tokenizer" if has_checkpoints(run_dir) and resume else None
     tok, train, valid, fp = prepare_text_blocks(cfg.data, tok_dir)
@@ -127,8 +128,11 @@ def _start(cfg: CLMConfig, run_dir: Path, resume: bool, group) -> tuple:
             "data.json": (json.dumps(fp, indent=1), "token stream (data.json)"),
         }
         save_record = start_run(run_dir, records, resume, may_change=RESUME_MAY_CHANGE)
-        if tok_dir is None:
-            tok.save_pretrained(str(run_dir / "tokenizer"))
+        if tok_dir is None:  # written aside, then moved in: a kill never leaves half a tokenizer
+            shutil.rmtree(run_dir / ".tokenizer.tmp", ignore_errors=True)
+            with writing(run_dir / "tokenizer"):
+                tok.save_pretrained(str(run_dir / ".tokenizer.tmp"))
+            replace_dir(run_dir / ".tokenizer.tmp", run_dir / "tokenizer")
     barrier(group)
     return tok, train, valid, save_record
 
@@ -142,37 +146,38 @@ def train_clm(
 ) -> TrainResult:
     "Train a GPT-Neo on the configured corpus: its final evaluation, facts and unigram baselines, and the trainer."
     run_dir, t0 = Path(run_dir), time.time()
-    tok, train, valid, save_record = _start(cfg, run_dir, resume, group)
-    seed_everything(cfg.seed)  # every rank builds the same weights
-    model = GPTNeoForCausalLM(neo_config(cfg.model, len(tok), cfg.data.block_size, tok.eos_token_id))
+    with run_lock(run_dir, f"training {clm_run_name(cfg)}", rank=rank_of(group)):  # before the first write
+        tok, train, valid, save_record = _start(cfg, run_dir, resume, group)
+        seed_everything(cfg.seed)  # every rank builds the same weights
+        model = GPTNeoForCausalLM(neo_config(cfg.model, len(tok), cfg.data.block_size, tok.eos_token_id))
 
-    def save_extra(folder):  # called on rank 0 only
-        tok.save_pretrained(folder)
-        save_record(folder)
+        def save_extra(folder):  # called on rank 0 only
+            tok.save_pretrained(folder)
+            save_record(folder)
 
-    trainer = Trainer(
-        model,
-        clm_step(model, cfg.simctg_weight, cfg.simctg_margin),
-        len(train),
-        lambda idx: train[idx],
-        cfg.train,
-        run_dir,
-        seed=cfg.seed,
-        evaluate=lambda m: evaluate_clm(m, valid, cfg.train.eval_batch_size, group),
-        save_extra=save_extra,
-        callbacks=callbacks,
-        desc=clm_run_name(cfg),
-        group=group,
-    )
-    state = trainer.fit(resume=resume)
-    info = {
-        "n_params": sum(p.numel() for p in model.parameters()),
-        "train_tokens": train.numel(),
-        "vocab_size": len(tok),
-        "unigram_entropy": unigram_entropy(train, len(tok)),
-        "unigram_val_cross_entropy": unigram_cross_entropy(train, valid, len(tok)),
-    }
-    return TrainResult(run_dir, state.metrics, info, time.time() - t0, trainer)
+        trainer = Trainer(
+            model,
+            clm_step(model, cfg.simctg_weight, cfg.simctg_margin),
+            len(train),
+            lambda idx: train[idx],
+            cfg.train,
+            run_dir,
+            seed=cfg.seed,
+            evaluate=lambda m: evaluate_clm(m, valid, cfg.train.eval_batch_size, group),
+            save_extra=save_extra,
+            callbacks=callbacks,
+            desc=clm_run_name(cfg),
+            group=group,
+        )
+        state = trainer.fit(resume=resume)
+        info = {
+            "n_params": sum(p.numel() for p in model.parameters()),
+            "train_tokens": train.numel(),
+            "vocab_size": len(tok),
+            "unigram_entropy": unigram_entropy(train, len(tok)),
+            "unigram_val_cross_entropy": unigram_cross_entropy(train, valid, len(tok)),
+        }
+        return TrainResult(run_dir, state.metrics, info, time.time() - t0, trainer)
 
 # %% ../nbs/20_clm.ipynb #c017
 def load_clm(checkpoint) -> tuple:

@@ -60,7 +60,9 @@ def _read_stats(path, kind: str, names: tuple) -> tuple[dict, dict]:
         raise StatsFileError(f"{path} is not a magicarp_nb statistics file (format {header.get('format')!r})")
     if header.get("kind") != kind:
         raise StatsFileError(f"{path} holds {header.get('kind')!r} statistics, not {kind!r}")
-    if "sha256" in header and header["sha256"] != _checksum(tensors, header.get("meta", "{}")):
+    if "sha256" not in header:
+        raise StatsFileError(f"statistics file {path} has no checksum (an older version, or edited): collect it again")
+    if header["sha256"] != _checksum(tensors, header.get("meta", "{}")):
         raise StatsFileError(f"statistics file {path} is corrupt: its checksum does not match its contents")
     missing = [n for n in names if n not in tensors]
     if missing:
@@ -84,7 +86,8 @@ def stats_info(path) -> dict:
     return {"kind": header["kind"], "meta": json.loads(header.get("meta", "{}")), "counts": counts}
 
 # %% ../nbs/21_collapse.ipynb #c009
-_IDENTITY = ("stage", "model", "checkpoint", "weights_sha256", "tokenizer_sha256", "data_sha256", "block_size")
+# by content: a renamed or copied run folder keeps its statistics, a checkpoint whose weights changed does not
+_IDENTITY = ("stage", "weights_sha256", "tokenizer_sha256", "data_sha256", "block_size")
 
 
 def check_same_source(a: dict, b: dict, what: str) -> None:
@@ -182,7 +185,8 @@ def merge(self: CollapseStats, other: CollapseStats) -> CollapseStats:
     self.m2 += o[2] + (delta * delta).sum(1) * w
     self.sums += o[1]
     self.counts = n
-    self.meta["sequences"] = self.meta.get("sequences", 0) + other.meta.get("sequences", 0)
+    for k in ("sequences", "tokens"):  # both shards' counts (the merged file used to keep the first's tokens)
+        self.meta[k] = self.meta.get(k, 0) + other.meta.get(k, 0)
     self.meta["block_ranges"] = sorted(self.meta.get("block_ranges", []) + other.meta.get("block_ranges", []))
     self._fingerprint = None
     return self

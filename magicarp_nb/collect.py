@@ -18,11 +18,12 @@ from .clm import load_clm
 from .collapse import AgreementStats, CollapseStats, StatsFileError, check_same_source, merge_shards
 from .config import load_config
 from .data import prepare_text_blocks
-from .runfiles import file_sha256, partial_path, run_lock, stats_path, stats_shards
+from .runfiles import file_sha256, parse_stats_name, partial_path, run_lock, stats_path, stats_shards
+from .checkpoints import read_json, verify_checkpoint
 from .runtime import resolve_device
 
 # %% auto #0
-__all__ = ['collect_stats', 'checkpoint_blocks', 'merge_complete_shards', 'collect_checkpoint']
+__all__ = ['collect_stats', 'checkpoint_blocks', 'missing_shards', 'merge_complete_shards', 'collect_checkpoint']
 
 # %% ../nbs/22_collect.ipynb #c006
 def _forward_with_head_input(model, ids):
@@ -57,16 +58,16 @@ def _start_pass(out_path: Path, stage: str, ident: dict, shape: tuple, device, r
     load = (lambda p: CollapseStats.load(p, device)) if stage == "train" else AgreementStats.load
     if resume and out_path.exists():
         done = load(out_path)
-        check_same_source(done.meta, ident, "reuse the existing file")
+        check_same_source(done.meta, ident, f"reuse {out_path} (delete it to collect it again)")
         return done, None, True
     partial = partial_path(out_path)
     if resume and partial.exists():
         stats = load(partial)
-        check_same_source(stats.meta, ident, "resume from the partial file")
+        check_same_source(stats.meta, ident, f"resume from {partial} (delete it to start over)")
         if stats.meta["block_ranges"] != ident["block_ranges"] or stats.meta["batch_size"] != ident["batch_size"]:
             raise StatsFileError(
-                f"{partial} covers blocks {stats.meta['block_ranges']} in batches of "
-                f"{stats.meta['batch_size']}; delete it to start over"
+                f"{partial} covers blocks {stats.meta['block_ranges']} in batches of {stats.meta['batch_size']}: "
+                f"resume it with batch_size={stats.meta['batch_size']}, or delete it to start over"
             )
         return stats, stats.meta["blocks_done"], False
     C, D = shape
@@ -154,14 +155,32 @@ def checkpoint_blocks(checkpoint) -> tuple:
             raise FileNotFoundError(f"{checkpoint} has no {f}; is it a checkpoint of train_clm?")
     cfg = load_config(str(checkpoint / "config.yaml"))
     _, train, valid, fp = prepare_text_blocks(cfg.data, checkpoint)
-    saved = json.loads((checkpoint / "data.json").read_text())
+    saved = read_json(checkpoint / "data.json")
     if fp != saved:
-        diff = sorted(k for k in fp.keys() | saved.keys() if fp.get(k) != saved.get(k))
+        diff = sorted(
+            k for k in fp.keys() | (saved.keys() if isinstance(saved, dict) else ()) if fp.get(k) != saved.get(k)
+        )
         raise StatsFileError(
             f"the token stream rebuilt for {checkpoint} differs from the one it was trained on "
-            f"({', '.join(diff)}); the corpus or tokenizer changed"
+            f"({', '.join(diff) or 'data.json is not a mapping'}); the corpus or tokenizer changed"
         )
     return train, valid, fp
+
+
+def missing_shards(checkpoint, n_blocks: int) -> list[tuple]:
+    "Block ranges a sharded train pass of `checkpoint` still lacks: its unfinished shards, then the gaps between all."
+    found = [
+        parse_stats_name(p.name)
+        for p in stats_path(checkpoint, "train").parent.glob(f"train@{Path(checkpoint).name}.blocks*")
+    ]
+    found = [i for i in found if i and i["layer"] is None and i["checkpoint"] == Path(checkpoint).name]
+    done = {i["block_range"] for i in found if not i["partial"]}
+    partial = sorted({i["block_range"] for i in found if i["partial"]} - done)
+    gaps, at = [], 0
+    for a, b in sorted(done | set(partial)):
+        gaps += [(at, a)] if a > at else []
+        at = max(at, b)
+    return partial + gaps + ([(at, n_blocks)] if at < n_blocks else [])
 
 
 def merge_complete_shards(checkpoint, n_blocks: int) -> Path:
@@ -172,11 +191,17 @@ def merge_complete_shards(checkpoint, n_blocks: int) -> Path:
     if [a for a, _ in covered] != ends[:-1] or ends[-1] != n_blocks:
         raise StatsFileError(
             f"the shards of {checkpoint.name} cover blocks {covered}, not [0, {n_blocks}); "
-            "collect the missing shards first"
+            "collect the missing shards first (collect_checkpoint without a shard does, in one process)"
         )
     full = stats_path(checkpoint, "train")
     merge_shards(shards, full)
     return full
+
+
+def _stats_lock(path: Path):
+    "One writer per statistics file: array jobs collect different shards of one checkpoint side by side."
+    run = path.parent.parent
+    return run_lock(run, f"collecting {path.name}", name=f".{path.name}.lock", leftovers=[f"stats/.{path.name}*.tmp"])
 
 # %% ../nbs/22_collect.ipynb #c012
 def collect_checkpoint(
@@ -190,18 +215,17 @@ def collect_checkpoint(
     resume: bool = True,
     progress: bool = True,
 ) -> dict:
-    "Collect the train and/or validation statistics of a checkpoint into its run's `stats/` folder."
-    checkpoint = Path(checkpoint)
+    "Collect the train and/or validation statistics of a verified checkpoint into its run's `stats/` folder."
+    checkpoint = verify_checkpoint(checkpoint)  # every byte as written: statistics are only as good as the weights
     train_blocks, valid_blocks, fp = checkpoint_blocks(checkpoint)
     if shard is not None:
         i, n = shard
         if not 0 <= i < n:
             raise ValueError(f"shard {i} of {n} does not exist")
         block_range = (i * len(train_blocks) // n, (i + 1) * len(train_blocks) // n)
-    # one writer per statistics file: array jobs collect different shards of one checkpoint side by side
-    mine = stats_path(checkpoint, "train", block_range)
-    temps = [f".{mine.name}*.tmp"] + ([] if block_range else [f".{stats_path(checkpoint, 'val').name}*.tmp"])
-    with run_lock(mine.parent, f"collecting {mine.name}", name=f".{mine.name}.lock", leftovers=temps):
+    if block_range and "val" in stages:
+        raise ValueError("block_range shards the train pass; run the validation pass without it")
+    with _stats_lock(stats_path(checkpoint, "train", block_range)):
         model, _ = load_clm(checkpoint)
         model.to(resolve_device(device))
         base = {
@@ -211,20 +235,29 @@ def collect_checkpoint(
             "tokenizer_sha256": fp["tokenizer_sha256"],
         }
         common = {"batch_size": batch_size, "save_every": save_every, "resume": resume, "progress": progress}
-        out, full = {}, stats_path(checkpoint, "train")
-        if "train" in stages and block_range is None and not full.exists() and stats_shards(checkpoint):
-            out["train"] = merge_complete_shards(checkpoint, len(train_blocks))  # array jobs collected it in shards
+        out, full, train_meta = {}, stats_path(checkpoint, "train"), {**base, "data_sha256": fp["train_sha256"]}
+        todo = missing_shards(checkpoint, len(train_blocks))
+        if "train" in stages and not block_range and not full.exists() and todo != [(0, len(train_blocks))]:
+            for r in todo:  # array jobs (or torchrun's ranks) began it in shards: finish them here, then merge
+                with _stats_lock(stats_path(checkpoint, "train", r)):
+                    collect_stats(
+                        model,
+                        train_blocks,
+                        stats_path(checkpoint, "train", r),
+                        block_range=r,
+                        meta=train_meta,
+                        **common,
+                    )
+            out["train"] = merge_complete_shards(checkpoint, len(train_blocks))
         elif "train" in stages:
             out["train"] = stats_path(checkpoint, "train", block_range)
-            train_meta = {**base, "data_sha256": fp["train_sha256"]}
             collect_stats(
                 model, train_blocks, out["train"], "train", block_range=block_range, meta=train_meta, **common
             )
         if "val" in stages:
-            if block_range:
-                raise ValueError("block_range shards the train pass; run the validation pass without it")
             train = CollapseStats.load(full, next(model.parameters()).device)
             out["val"] = stats_path(checkpoint, "val")
             val_meta = {**base, "data_sha256": fp["validation_sha256"]}
-            collect_stats(model, valid_blocks, out["val"], "val", train_stats=train, meta=val_meta, **common)
+            with _stats_lock(out["val"]):
+                collect_stats(model, valid_blocks, out["val"], "val", train_stats=train, meta=val_meta, **common)
         return out

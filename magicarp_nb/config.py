@@ -8,7 +8,9 @@ from __future__ import annotations
 import copy
 import dataclasses
 import difflib
+import functools
 import importlib.resources
+import math
 import os
 import shlex
 import types
@@ -21,21 +23,23 @@ import pandas as pd
 import yaml
 
 # %% auto #0
-__all__ = ['CONFIGS', 'PRESET_DIR', 'opt', 'ConfigKeyError', 'ConfigTypeError', 'ConfigValueError', 'range_text', 'check_range',
-           'from_dict', 'to_dict', 'parse_overrides', 'apply_overrides', 'registrar', 'register_config', 'TrainConfig',
-           'CLMModelConfig', 'TextDataConfig', 'CLMConfig', 'EncoderConfig', 'ObjectiveConfig', 'PairDataConfig',
-           'CarpConfig', 'list_presets', 'load_config', 'config_yaml', 'config_table']
+__all__ = ['CONFIGS', 'CarpTrainConfig', 'PRESET_DIR', 'opt', 'ConfigKeyError', 'ConfigTypeError', 'ConfigValueError',
+           'range_text', 'check_range', 'from_dict', 'to_dict', 'parse_overrides', 'apply_overrides', 'registrar',
+           'register_config', 'with_defaults', 'TrainConfig', 'CLMModelConfig', 'TextDataConfig', 'CLMConfig',
+           'EncoderConfig', 'ObjectiveConfig', 'PairDataConfig', 'CarpConfig', 'list_presets', 'load_config',
+           'config_yaml', 'config_table']
 
 # %% ../nbs/00_config.ipynb #c006
 def opt(
     default: Any,  # the default value (lists, dicts and dataclasses are copied per instance)
     help: str,  # one line shown by `config_table` and in error messages
+    inf_ok: bool = False,  # whether ±inf is a valid value of this float field (NaN never is)
     **bounds,  # the allowed range of a number (or of each number of a tuple): ge, gt, le, lt
 ):
     "A config field with a default, a help string and, for numbers, the range a value must lie in."
     if set(bounds) - set(_BOUNDS):
         raise TypeError(f"opt() bounds are {list(_BOUNDS)}, got {sorted(set(bounds) - set(_BOUNDS))}")
-    meta = {"help": help, "bounds": bounds}
+    meta = {"help": help, "bounds": bounds, "inf_ok": inf_ok}
     if isinstance(default, (list, dict, tuple)) or is_dataclass(default):
         return field(default_factory=lambda: copy.deepcopy(default), metadata=meta)
     return field(default=default, metadata=meta)
@@ -69,14 +73,23 @@ def check_range(
     value,  # a converted config value: a number, a tuple or list of numbers, or None
     bounds: dict,  # the field's bounds (ge, gt, le, lt)
     name: str,  # the dotted field name, for the error
+    inf_ok: bool = False,  # whether ±inf is accepted (NaN never is)
 ):
-    "Raise `ConfigValueError` naming `name` and its range when a number of `value` lies outside `bounds`."
+    "Raise `ConfigValueError` naming `name` when a number of `value` is NaN, infinite or outside `bounds`."
     items = value if isinstance(value, (list, tuple)) else [value]
     for v in items:
+        if isinstance(v, float) and (math.isnan(v) or (math.isinf(v) and not inf_ok)):
+            raise ConfigValueError(f"config field '{name}' must be a finite number, got {value!r}")
         if isinstance(v, (int, float)) and not isinstance(v, bool):
             if not all(_BOUNDS[k][1](v, b) for k, b in bounds.items()):
                 raise ConfigValueError(f"config field '{name}' must be {range_text(bounds)}, got {value!r}")
     return value
+
+
+def _check_field(f, value, tp, name: str):
+    "`value` converted to annotation `tp` of dataclass field `f` and checked against its range."
+    meta = f.metadata
+    return check_range(_coerce(value, tp, name), meta.get("bounds", {}), name, meta.get("inf_ok", False))
 
 # %% ../nbs/00_config.ipynb #c008
 _TRUE, _FALSE = {"true", "yes", "on", "1"}, {"false", "no", "off", "0"}
@@ -218,22 +231,28 @@ def _unknown_key(key: str, valid: list[str], prefix: str = "") -> ConfigKeyError
     )
 
 
+def _default_of(f):
+    return f.default_factory() if f.default is dataclasses.MISSING else f.default
+
+
 def from_dict(
     cls,  # a config dataclass
     data: dict,  # plain values, possibly nested dicts for sections
     prefix: str = "",  # dotted path of `cls` inside the root config, for error messages
 ):
-    "Build `cls` from `data`, failing on unknown keys and wrongly typed values."
+    "Build `cls` from `data` on top of its defaults, failing on unknown keys and wrongly typed values."
     if not isinstance(data, dict):
         raise ConfigTypeError(f"config section '{prefix.rstrip('.') or cls.__name__}' expects a mapping, got {data!r}")
     hints = typing.get_type_hints(cls)
-    names = [f.name for f in fields(cls) if f.init]
-    bounds = {f.name: f.metadata.get("bounds", {}) for f in fields(cls)}
+    known = {f.name: f for f in fields(cls) if f.init}
     kwargs = {}
     for key, value in data.items():
-        if key not in names:
-            raise _unknown_key(key, names, prefix)
-        kwargs[key] = check_range(_coerce(value, hints[key], prefix + key), bounds[key], prefix + key)
+        if key not in known:
+            raise _unknown_key(key, list(known), prefix)
+        value = _check_field(known[key], value, hints[key], prefix + key)
+        if isinstance(value, dict) and isinstance(_default_of(known[key]), dict):  # a mapping merges key by key
+            value = {**_default_of(known[key]), **value}
+        kwargs[key] = value
     return cls(**kwargs)
 
 
@@ -269,15 +288,23 @@ def parse_overrides(overrides) -> dict:
     return out
 
 
-def _field(node, name: str):
-    return next(f for f in fields(node) if f.name == name)
+def _set_key(node, part: str, value, prefix: str, key: str, rest: list) -> None:
+    "Set field `part` of section `node` (or, with `rest` = [k], key k of that dict field), merging a mapping."
+    f = next(f for f in fields(node) if f.name == part)
+    tp, old = typing.get_type_hints(type(node))[part], getattr(node, part)
+    if rest:  # `section.mapping.key=value`: one entry of a dict field
+        if not isinstance(old, dict) or len(rest) > 1:
+            raise ConfigKeyError(f"config key '{prefix}{part}' is a value, not a section: cannot set '{key}'")
+        value = {rest[0]: yaml.safe_load(value) if isinstance(value, str) else value}
+    value = _check_field(f, value, tp, prefix + part)
+    setattr(node, part, {**old, **value} if isinstance(old, dict) and isinstance(value, dict) else value)
 
 
 def apply_overrides(
     cfg,  # a config dataclass instance
     overrides,  # dict, list of 'a.b=v' strings, or one string of them
 ):
-    "A copy of `cfg` with dotted `overrides` applied and validated."
+    "A copy of `cfg` with dotted `overrides` applied and validated; a mapping merges into the one it overrides."
     cfg = copy.deepcopy(cfg)
     for key, value in parse_overrides(overrides).items():
         parts, node, prefix = key.split("."), cfg, ""
@@ -285,15 +312,10 @@ def apply_overrides(
             names = [f.name for f in fields(node) if f.init]
             if part not in names:
                 raise _unknown_key(part, names, prefix)
-            if i == len(parts) - 1:
-                hints, bounds = typing.get_type_hints(type(node)), _field(node, part).metadata.get("bounds", {})
-                setattr(node, part, check_range(_coerce(value, hints[part], prefix + part), bounds, prefix + part))
-            else:
-                node, prefix = getattr(node, part), prefix + part + "."
-                if not is_dataclass(node):
-                    raise ConfigKeyError(
-                        f"config key '{prefix.rstrip('.')}' is a value, not a section: cannot set '{key}'"
-                    )
+            if i == len(parts) - 1 or not is_dataclass(getattr(node, part)):
+                _set_key(node, part, value, prefix, key, parts[i + 1 :])
+                break
+            node, prefix = getattr(node, part), prefix + part + "."
     return cfg
 
 # %% ../nbs/00_config.ipynb #c021
@@ -314,14 +336,73 @@ CONFIGS: dict[str, type] = {}
 _register_task = registrar(CONFIGS)
 
 
+def _check_sections(cls, where: str) -> None:
+    "Fail unless every section of config class `cls` starts from its own class's defaults (see `with_defaults`)."
+    hints = typing.get_type_hints(cls)
+    for f in fields(cls):
+        tp = hints[f.name]
+        if not is_dataclass(tp):
+            continue
+        default = _default_of(f)
+        if type(default) is not tp or default != tp():
+            diff = [g.name for g in fields(tp) if getattr(default, g.name, None) != getattr(tp(), g.name)]
+            raise TypeError(
+                f"{where}.{f.name} defaults to a {type(default).__name__} that differs from {tp.__name__}'s own "
+                f"defaults ({', '.join(diff) or 'its class'}): a config file setting part of the section would lose "
+                f"them; declare the section as with_defaults({tp.__name__}, ...)"
+            )
+        _check_sections(tp, f"{where}.{f.name}")
+
+
+def _check_types(cfg, where: str) -> None:
+    "Fail unless every section of `cfg` is an instance of the class its field declares (e.g. CARP's training section)."
+    hints = typing.get_type_hints(type(cfg))
+    for f in fields(cfg):
+        tp, value = hints[f.name], getattr(cfg, f.name)
+        if is_dataclass(tp):
+            if not isinstance(value, tp):
+                raise ConfigTypeError(
+                    f"config section '{where}{f.name}' must be a {tp.__name__} (its defaults are this task's), got a "
+                    f"{type(value).__name__}; build it as {tp.__name__}(...)"
+                )
+            _check_types(value, f"{where}{f.name}.")
+
+
 def register_config(task: str):
-    "Class decorator: register a root config class under `task` (and record the task on the class)."
+    "Class decorator: register a root config class under `task`; its sections must keep their own classes' defaults."
 
     def deco(cls):
-        cls.task = task
+        _check_sections(cls, cls.__name__)
+        init = cls.__init__
+
+        @functools.wraps(init)
+        def checked_init(self, *args, **kwargs):
+            init(self, *args, **kwargs)
+            _check_types(self, "")
+
+        cls.__init__, cls.task = checked_init, task
         return _register_task(task)(cls)
 
     return deco
+
+
+def with_defaults(
+    cls,  # a config section dataclass, e.g. TrainConfig
+    name: str,  # the new class's name, e.g. CarpTrainConfig
+    doc: str,  # its one-line docstring
+    **defaults,  # field -> the new default; help texts and ranges are kept
+):
+    "A subclass of section `cls` whose fields `defaults` start elsewhere: one task's defaults for a shared section."
+    known, hints = {f.name: f for f in fields(cls)}, typing.get_type_hints(cls)
+    if set(defaults) - set(known):
+        raise TypeError(f"{cls.__name__} has no fields {sorted(set(defaults) - set(known))}")
+    new = []
+    for k, v in defaults.items():
+        meta = known[k].metadata
+        new.append((k, hints[k], opt(v, meta["help"], meta.get("inf_ok", False), **meta.get("bounds", {}))))
+    sub = dataclasses.make_dataclass(name, new, bases=(cls,))
+    sub.__doc__, sub.__module__, sub.__qualname__ = doc, cls.__module__, name
+    return sub
 
 # %% ../nbs/00_config.ipynb #c025
 @dataclass
@@ -333,7 +414,10 @@ class TrainConfig:
     eval_batch_size: int = opt(64, "sequences (or pairs) per evaluation forward", ge=1)
     grad_accum: int = opt(1, "batches whose gradients are averaged into one optimiser step", ge=1)
     lr: float = opt(3e-3, "peak learning rate", gt=0)
-    weight_decay: float = opt(0.1, "AdamW weight decay (not applied to biases and norms)", ge=0)
+    optimizer: Literal["adamw", "sgd"] = opt(
+        "adamw", "AdamW, or plain SGD (no momentum: each update is linear in the gradient, e.g. for exactness tests)"
+    )
+    weight_decay: float = opt(0.1, "weight decay, not applied to biases and norms (AdamW's decoupled; SGD's L2)", ge=0)
     adam_betas: tuple[float, float] = opt((0.9, 0.95), "AdamW betas", ge=0, lt=1)
     schedule: str = opt("cosine", "learning-rate schedule name from schedulers.SCHEDULES")
     warmup_ratio: float = opt(0.05, "fraction of optimiser steps spent warming up linearly", ge=0, lt=1)
@@ -534,6 +618,21 @@ class PairDataConfig:
     max_pairs: Optional[int] = opt(None, "use a seeded random subset of N training pairs (None: all)", ge=1)
     max_val_pairs: Optional[int] = opt(None, "use a seeded random subset of N validation pairs (None: all)", ge=1)
 
+# %% ../nbs/00_config.ipynb #c031
+CarpTrainConfig = with_defaults(
+    TrainConfig,
+    "CarpTrainConfig",
+    "TrainConfig with CARP's defaults: one epoch fine-tuning a pretrained encoder (BERT-style AdamW, linear decay).",
+    epochs=1,
+    eval_batch_size=128,
+    lr=2e-5,
+    weight_decay=0.01,
+    adam_betas=(0.9, 0.999),
+    schedule="linear",
+    warmup_ratio=0.1,
+    min_lr_ratio=0.0,
+)
+
 
 @register_config("carp")
 @dataclass
@@ -549,21 +648,9 @@ class CarpConfig:
     microbatch_size: Optional[int] = opt(
         None, "pairs per encoder forward in the GradCache step (None: the whole batch at once)", ge=1
     )
-    train: TrainConfig = opt(
-        TrainConfig(
-            epochs=1,
-            lr=2e-5,
-            weight_decay=0.01,
-            adam_betas=(0.9, 0.999),
-            schedule="linear",
-            warmup_ratio=0.1,
-            min_lr_ratio=0.0,
-            eval_batch_size=128,
-        ),
-        "optimisation",
-    )
+    train: CarpTrainConfig = opt(CarpTrainConfig(), "optimisation (CARP's defaults: fine-tuning a pretrained encoder)")
 
-# %% ../nbs/00_config.ipynb #c033
+# %% ../nbs/00_config.ipynb #c034
 PRESET_DIR = Path(str(importlib.resources.files("magicarp_nb").joinpath("presets")))
 
 
@@ -586,38 +673,43 @@ def load_config(
             raise FileNotFoundError(f"no preset named '{preset}'{hint} available: {', '.join(list_presets())}")
     elif not path.exists():
         raise FileNotFoundError(f"config file {path} does not exist")
-    data = yaml.safe_load(path.read_text()) or {}
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+        raise ConfigValueError(f"cannot read the config file {path}: {type(e).__name__}: {e}") from None
+    if not isinstance(data, dict):
+        raise ConfigValueError(f"config file {path} holds a {type(data).__name__}, not a mapping of config keys")
     task = data.pop("task", None)
     if task not in CONFIGS:
-        raise ConfigKeyError(f"preset {path} must set 'task' to one of {sorted(CONFIGS)}, got {task!r}")
-    return apply_overrides(from_dict(CONFIGS[task], data), overrides)
+        raise ConfigKeyError(f"config file {path} must set 'task' to one of {sorted(CONFIGS)}, got {task!r}")
+    try:
+        cfg = from_dict(CONFIGS[task], data)
+    except (ConfigKeyError, ConfigTypeError, ConfigValueError) as e:
+        raise type(e)(f"{e} (in {path})") from None
+    return apply_overrides(cfg, overrides)
 
 
 def config_yaml(cfg) -> str:
     "The YAML text of a resolved config (with its task), as written into run folders."
     return yaml.safe_dump({"task": cfg.task, **to_dict(cfg)}, sort_keys=False)
 
-# %% ../nbs/00_config.ipynb #c041
+# %% ../nbs/00_config.ipynb #c037
 def config_table(cfg_or_cls) -> pd.DataFrame:
-    "Every dotted key of a config with its type, value and help text."
+    "Every dotted key of a config (an instance, or a class: its defaults) with its type, value, range and help."
     rows = []
 
-    def walk(obj, cls, prefix):
-        hints = typing.get_type_hints(cls)
-        for f in fields(cls):
-            val = getattr(obj, f.name) if obj is not None else f.default
-            sub = hints[f.name]
+    def walk(obj, prefix):
+        hints = typing.get_type_hints(type(obj))
+        for f in fields(obj):
+            val, sub = getattr(obj, f.name), hints[f.name]
             if is_dataclass(sub):
-                walk(val if obj is not None else None, sub, prefix + f.name + ".")
-            else:
-                if val is dataclasses.MISSING:
-                    val = f.default_factory()
-                rng = range_text(f.metadata.get("bounds", {}))
-                rows.append(
-                    {"key": prefix + f.name, "type": _type_name(sub), "value": val, "range": rng,
-                     "help": f.metadata.get("help", "")}
-                )  # fmt: skip
+                walk(val, prefix + f.name + ".")
+                continue
+            rng = range_text(f.metadata.get("bounds", {}))
+            rows.append(
+                {"key": prefix + f.name, "type": _type_name(sub), "value": val, "range": rng,
+                 "help": f.metadata.get("help", "")}
+            )  # fmt: skip
 
-    cls = cfg_or_cls if isinstance(cfg_or_cls, type) else type(cfg_or_cls)
-    walk(None if isinstance(cfg_or_cls, type) else cfg_or_cls, cls, "")
+    walk(cfg_or_cls() if isinstance(cfg_or_cls, type) else cfg_or_cls, "")
     return pd.DataFrame(rows)

@@ -24,8 +24,10 @@ from .clm import clm_run_name, train_clm
 from .collect import collect_checkpoint
 from .config import apply_overrides, load_config
 from .figures import experiment_figures
-from .runfiles import checkpoint_step, list_checkpoints
-from .trainer import TrainResult, best_checkpoint
+from .runfiles import checkpoint_step
+from .checkpoints import list_checkpoints
+from .trainer import TrainResult
+from .checkpoints import best_checkpoint
 
 # %% auto #0
 __all__ = ['TASKS', 'Task', 'run_name', 'default_run_dir', 'resolve_run_name', 'train', 'runner_path', 'run_notebook', 'grid',

@@ -6,48 +6,88 @@
 from __future__ import annotations
 
 import contextlib
+import errno
+import fcntl
 import hashlib
 import json
 import os
-import pickle
 import re
 import shutil
 import socket
 import tempfile
+import threading
 import time
 import warnings
 from pathlib import Path
 
-import safetensors.torch
-import torch
 import yaml
 
 from .config import config_yaml
-from .runtime import quiet_transformers
 
 # %% auto #0
-__all__ = ['MANIFEST', 'LOCK_NAME', 'atomic_write', 'save_config', 'write_run_record', 'arch_name', 'parse_run_name',
-           'checkpoint_name', 'checkpoint_step', 'write_manifest', 'checkpoint_problem', 'list_checkpoints',
-           'latest_checkpoint', 'has_checkpoints', 'start_run', 'clean_leftovers', 'run_lock', 'save_model_weights',
-           'load_model_weights', 'load_torch_state', 'stats_path', 'partial_path', 'parse_stats_name', 'file_sha256',
-           'stats_shards']
+__all__ = ['LOCK_NAME', 'DiskFull', 'writing', 'atomic_write', 'save_config', 'write_run_record', 'arch_name', 'parse_run_name',
+           'checkpoint_name', 'checkpoint_step', 'checkpoint_folders', 'has_checkpoints', 'replace_dir',
+           'recover_replaced', 'RunFolderLocked', 'links_inside', 'clean_leftovers', 'holds_lock', 'run_lock',
+           'start_run', 'stats_path', 'partial_path', 'parse_stats_name', 'file_sha256', 'stats_shards']
 
 # %% ../nbs/02_runfiles.ipynb #c006
+class DiskFull(OSError):
+    "No space left on the device of a file being written: names the file."
+
+    def __str__(self):
+        return self.strerror
+
+
+def _free_bytes(path) -> int:
+    folder = Path(path).absolute().parent
+    while not folder.exists():
+        folder = folder.parent
+    return shutil.disk_usage(folder).free
+
+
+def _is_disk_full(e: BaseException, path) -> bool:
+    "Whether `e` (or what caused it) is a full disk, however the library that wrote `path` reports it."
+    for err in (e, e.__cause__, e.__context__):
+        if isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        text = str(err) if err is not None else ""
+        if any(s in text for s in ("No space left", "StorageFull", "Disk quota exceeded")):
+            return True
+        if any(s in text for s in ("iostream error", "file write failed")):  # torch writing to a path says no more
+            return _free_bytes(path) < 2**24
+    return False
+
+
+@contextlib.contextmanager
+def writing(path):
+    "Turn a full disk met inside the block, in any library's words, into a `DiskFull` that names `path`."
+    try:
+        yield
+    except DiskFull:
+        raise
+    except Exception as e:
+        if not _is_disk_full(e, path):
+            raise
+        free = _free_bytes(path) / 2**20
+        raise DiskFull(errno.ENOSPC, f"no space left on device writing {path} ({free:.1f} MiB free)") from e
+
+
 def atomic_write(
     path,  # the file to (re)write
-    data,  # str or bytes
+    data,  # str, bytes, or a function writing to the binary file object it is given (e.g. torch.save)
 ) -> Path:
-    "Write `data` to `path` atomically (temporary file in the same folder, then rename)."
+    "Write `data` to `path` atomically (temporary file in the same folder, then rename); a full disk names `path`."
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; a written file has the mode open() would give it
-        with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        with writing(path):
+            os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; a written file has the mode open() would give it
+            with os.fdopen(fd, "w" if isinstance(data, str) else "wb") as f:
+                data(f) if callable(data) else f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
@@ -65,7 +105,7 @@ def save_config(cfg, path) -> Path:
     "Write the resolved config as YAML, atomically."
     return atomic_write(path, config_yaml(cfg))
 
-# %% ../nbs/02_runfiles.ipynb #c010
+# %% ../nbs/02_runfiles.ipynb #c012
 def _flat(d: dict, prefix: str = "") -> dict:
     return {
         k2: v2
@@ -85,7 +125,16 @@ def write_run_record(
     path = Path(path)
     parse = json.loads if path.suffix == ".json" else yaml.safe_load
     if path.exists() and resume:
-        old, new = _flat(parse(path.read_text())), _flat(parse(text))
+        try:
+            old = parse(path.read_text())
+            if not isinstance(old, dict):
+                raise ValueError(f"it holds a {type(old).__name__}, not a mapping")
+        except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as e:
+            raise ValueError(
+                f"cannot read the run record {path} ({type(e).__name__}: {e}); it is damaged: restore it from a "
+                f"checkpoint of the run (each holds a copy), or start a new run folder"
+            ) from None
+        old, new = _flat(old), _flat(parse(text))
         added = sorted(new.keys() - old.keys())  # settings this version has and the run's version had not: accepted
         diff = sorted(k for k in old if old[k] != new.get(k) and k not in may_change)
         if added and not diff:
@@ -101,7 +150,7 @@ def write_run_record(
             )
     return atomic_write(path, text)
 
-# %% ../nbs/02_runfiles.ipynb #c013
+# %% ../nbs/02_runfiles.ipynb #c015
 _RUN_RE = re.compile(r"^(\d+)x(\d+)(?:_s(\d+))?")
 
 
@@ -117,7 +166,7 @@ def parse_run_name(name: str) -> dict:
         return {"depth": None, "width": None, "seed": None}
     return {"depth": int(m[1]), "width": int(m[2]), "seed": int(m[3]) if m[3] else None}
 
-# %% ../nbs/02_runfiles.ipynb #c016
+# %% ../nbs/02_runfiles.ipynb #c018
 _CHECKPOINT_RE = re.compile(r"^checkpoint-(\d+)$")
 
 
@@ -134,108 +183,67 @@ def checkpoint_step(path) -> int:
     return int(m[1])
 
 
-MANIFEST = "files.json"  # written last into a checkpoint: the size of every other file in it
-
-
-def write_manifest(folder) -> Path:
-    "Record the size of every file of a checkpoint `folder` in its manifest (write it last: it marks completeness)."
-    folder = Path(folder)
-    sizes = {str(p.relative_to(folder)): p.stat().st_size for p in sorted(folder.rglob("*")) if p.is_file()}
-    sizes.pop(MANIFEST, None)
-    return atomic_write(folder / MANIFEST, json.dumps(sizes, indent=1))
-
-
-def checkpoint_problem(folder) -> str | None:
-    "Why checkpoint `folder` is incomplete (a missing or cut file named), or None when it is complete."
-    folder = Path(folder)
-    if not (folder / "trainer_state.json").exists():
-        return "no trainer_state.json"
-    if not (folder / MANIFEST).exists():
-        return None  # written before manifests existed: trainer_state.json, written last, is the marker
-    try:
-        sizes = json.loads((folder / MANIFEST).read_text())
-    except (OSError, ValueError):
-        return f"{folder / MANIFEST} is unreadable"
-    for name, size in sizes.items():
-        f = folder / name
-        if not f.exists():
-            return f"{f} is missing"
-        if f.stat().st_size != size:
-            return f"{f} has {f.stat().st_size} bytes, not the {size} written"
-    return None
-
-
-def list_checkpoints(run_dir) -> list[Path]:
-    "Complete checkpoints of a run, oldest first; incomplete ones are skipped with a warning naming what is wrong."
+def checkpoint_folders(run_dir) -> list[Path]:
+    "Every `checkpoint-<step>` entry of `run_dir`, complete or not, oldest first (`02b_checkpoints` trusts them)."
     run_dir = Path(run_dir)
-    if not run_dir.is_dir():
-        return []
-    cks = []
-    for p in run_dir.iterdir():
-        if _CHECKPOINT_RE.match(p.name):
-            problem = checkpoint_problem(p)
-            if problem is None:
-                cks.append(p)
-            elif problem != "no trainer_state.json" or any(p.iterdir()):
-                warnings.warn(f"ignoring the incomplete checkpoint {p}: {problem}", stacklevel=2)
-    return sorted(cks, key=checkpoint_step)
+    found = [p for p in run_dir.iterdir() if _CHECKPOINT_RE.match(p.name)] if run_dir.is_dir() else []
+    return sorted(found, key=checkpoint_step)
 
 
-def latest_checkpoint(run_dir) -> Path | None:
-    "The newest complete checkpoint of a run, or None."
-    cks = list_checkpoints(run_dir)
-    return cks[-1] if cks else None
-
-# %% ../nbs/02_runfiles.ipynb #c019
 def has_checkpoints(run_dir) -> bool:
     "Whether `run_dir` holds any `checkpoint-<step>` folder (complete or not): a run has started there."
-    run_dir = Path(run_dir)
-    return run_dir.is_dir() and any(_CHECKPOINT_RE.match(p.name) for p in run_dir.iterdir())
+    return bool(checkpoint_folders(run_dir))
 
 
-def start_run(
-    run_dir,  # the run folder (created if needed)
-    records: dict,  # file name -> (text, what it records), e.g. {"config.yaml": (config_yaml(cfg), "config")}
-    resume: bool = True,  # continue from the latest checkpoint; False: a fresh start
-    may_change: tuple = (),  # dotted keys of the records a resumed run may change
-):
-    "Check that a run may start in `run_dir`, write its record, and return `save_record(folder)` for checkpoints."
-    run_dir = Path(run_dir)
-    started = has_checkpoints(run_dir)
-    if started and not resume:
-        raise FileExistsError(f"{run_dir} already has checkpoints; resume or choose another run folder")
-    run_dir.mkdir(parents=True, exist_ok=True)
-    for name, (text, what) in records.items():
-        write_run_record(run_dir / name, text, what, resume=started, may_change=may_change)
+def _replaced(final: Path) -> Path:
+    return final.with_name(f".{final.name}.replaced")
 
-    def save_record(folder) -> None:
-        for name in records:
-            (Path(folder) / name).write_text((run_dir / name).read_text())
 
-    return save_record
+def replace_dir(
+    tmp,  # a complete folder, written under a temporary name beside `final`
+    final,  # where it goes; an existing folder there is replaced only once `tmp` is complete
+) -> Path:
+    "Move folder `tmp` to `final`; an old `final` is renamed aside first and removed last (never lost to a kill)."
+    tmp, final = Path(tmp), Path(final)
+    if final.is_symlink() or (final.exists() and not final.is_dir()):
+        raise FileExistsError(f"{final} is not a folder; cannot replace it")
+    if final.exists():
+        shutil.rmtree(_replaced(final), ignore_errors=True)
+        os.replace(final, _replaced(final))
+    os.replace(tmp, final)
+    shutil.rmtree(_replaced(final), ignore_errors=True)
+    return final
 
-# %% ../nbs/02_runfiles.ipynb #c022
+
+def recover_replaced(folder) -> list[Path]:
+    "Put back the folders a kill left renamed aside by `replace_dir` (their successor never arrived); drop the rest."
+    back = []
+    for old in Path(folder).glob(".*.replaced"):
+        final = old.with_name(old.name[1 : -len(".replaced")])
+        if final.exists():
+            shutil.rmtree(old)
+        else:
+            os.replace(old, final)
+            back.append(final)
+    return back
+
+# %% ../nbs/02_runfiles.ipynb #c021
 LOCK_NAME = ".lock"
+_HELD: dict = {}  # lock path -> [thread id, depth, open file]: the locks this process holds
 
 
-def _lock_owner(lock: Path) -> dict | None:
-    try:
-        return json.loads(lock.read_text())
-    except (OSError, ValueError):
-        return None
+class RunFolderLocked(RuntimeError):
+    "A run folder (or file) that another process is writing."
 
 
-def _alive(owner: dict) -> bool:
-    "Whether the lock's owner may still run (a process on another host cannot be checked: assume it does)."
-    if owner.get("host") != socket.gethostname():
-        return True
-    try:
-        os.kill(int(owner["pid"]), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
-    return True
+def links_inside(folder, skip=("wandb",)) -> list[Path]:
+    "Every symbolic link below `folder` (not followed), except inside the folders named in `skip` (wandb's own links)."
+    found = []
+    for root, dirs, files in os.walk(folder):
+        here = Path(root)
+        found += [here / n for n in dirs + files if (here / n).is_symlink()]
+        dirs[:] = [n for n in dirs if not (here / n).is_symlink() and not (here == Path(folder) and n in skip)]
+    return sorted(found)
 
 
 def clean_leftovers(folder, patterns=(".*.tmp",)) -> list[Path]:
@@ -243,116 +251,128 @@ def clean_leftovers(folder, patterns=(".*.tmp",)) -> list[Path]:
     gone = []
     for pattern in patterns:
         for p in Path(folder).glob(pattern):
-            shutil.rmtree(p) if p.is_dir() else p.unlink()
+            shutil.rmtree(p) if p.is_dir() and not p.is_symlink() else p.unlink()
             gone.append(p)
     return gone
+
+
+def holds_lock(folder, name: str = LOCK_NAME) -> bool:
+    "Whether this thread holds the lock `name` of `folder`."
+    held = _HELD.get(str((Path(folder) / name).absolute()))
+    return held is not None and held[0] == threading.get_ident()
+
+
+def _owner_text(f) -> dict:
+    f.seek(0)
+    try:
+        owner = json.loads(f.read() or "{}")
+    except ValueError:
+        owner = None
+    return owner if isinstance(owner, dict) else {"what": "an unknown writer (its lock file is unreadable)"}
+
+# %% ../nbs/02_runfiles.ipynb #c022
+def _acquire(lock: Path, folder: Path, what: str):
+    "Open and `flock` the lock file; its previous content (a finished owner's), or raise naming the live owner."
+    for _ in range(10):
+        f = open(lock, "a+")
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            owner = _owner_text(f)
+            f.close()
+            raise RunFolderLocked(
+                f"{folder} is in use by {owner.get('what', 'another writer')} (pid {owner.get('pid', '?')} on "
+                f"{owner.get('host', '?')}, since {owner.get('started', '?')}); wait for it to end"
+            ) from None
+        except OSError as e:
+            f.close()
+            raise OSError(e.errno, f"cannot lock {lock}: this file system does not support flock ({e})") from None
+        try:  # the owner before us deletes the file on release: make sure ours is still the one in place
+            same = os.fstat(f.fileno()).st_ino == os.stat(lock).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            return f, _owner_text(f)
+        f.close()
+    raise RunFolderLocked(f"could not take the lock {lock}: it keeps being replaced")
 
 # %% ../nbs/02_runfiles.ipynb #c023
 @contextlib.contextmanager
 def run_lock(
-    run_dir,  # the run folder to own while the block runs
+    run_dir,  # the folder to own while the block runs
     what: str = "a writer",  # what the owner does, shown to anyone refused
     name: str = LOCK_NAME,  # the lock file: one per folder, or one per output file for writers that share a folder
     leftovers=(".*.tmp",),  # glob patterns of the owner's interrupted writes, removed once the lock is held
+    rank: int = 0,  # in data-parallel training rank 0 owns the folder; the other ranks take nothing (they only compute)
 ):
-    "Own `run_dir` for the block: a lock file naming its owner; a dead owner's lock (same host) is taken over."
+    "Own `run_dir` for the block (an exclusive `flock` naming its owner); a lock this thread holds is re-entered."
     run_dir = Path(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    lock = run_dir / name
-    me = {"pid": os.getpid(), "host": socket.gethostname(), "started": time.strftime("%Y-%m-%d %H:%M:%S"), "what": what}
-    for _ in range(3):
+    lock = (run_dir / name).absolute()
+    if rank != 0:
+        yield None
+        return
+    if holds_lock(run_dir, name):
+        _HELD[str(lock)][1] += 1
         try:
-            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666)
-        except FileExistsError:
-            owner = _lock_owner(lock)
-            if owner is None and time.time() - lock.stat().st_mtime < 10:
-                time.sleep(1)  # being written by a process that has just taken it
-                continue
-            if owner is not None and _alive(owner):
-                raise RuntimeError(
-                    f"{run_dir} is in use by {owner.get('what')} (pid {owner.get('pid')} on {owner.get('host')}, "
-                    f"since {owner.get('started')}); wait for it to end, or delete {lock} if that process is gone"
-                ) from None
-            warnings.warn(f"taking over the stale lock {lock} of a process that is gone: {owner}", stacklevel=3)
-            lock.unlink(missing_ok=True)
-            continue
-        with os.fdopen(fd, "w") as f:
-            json.dump(me, f)
-        break
-    else:
-        raise RuntimeError(f"could not take the lock {lock}; delete it if no process uses {run_dir}")
+            yield lock
+        finally:
+            _HELD[str(lock)][1] -= 1
+        return
+    run_dir.mkdir(parents=True, exist_ok=True)
+    f, before = _acquire(lock, run_dir, what)
     try:
-        gone = clean_leftovers(run_dir, leftovers)
-        if gone:
-            warnings.warn(
-                f"removed {len(gone)} leftovers of killed writes in {run_dir}: {[p.name for p in gone]}",
-                stacklevel=3,
+        links = [p for p in links_inside(run_dir) if p != lock]
+        if links:
+            raise FileExistsError(
+                f"{links[0]} is a symbolic link (to {os.readlink(links[0])}); a run folder is written in place, never "
+                f"through links ({len(links)} found): replace it with the folder or file it points to"
             )
+        f.seek(0)
+        f.truncate()
+        me = {"pid": os.getpid(), "host": socket.gethostname(), "started": time.strftime("%Y-%m-%d %H:%M:%S")}
+        f.write(json.dumps({**me, "what": what}))
+        f.flush()
+        _HELD[str(lock)] = [threading.get_ident(), 1, f]
+        if before.get("pid"):
+            warnings.warn(f"took over the lock {lock} of a writer that has ended: {before}", stacklevel=3)
+        back = recover_replaced(run_dir) if name == LOCK_NAME else []  # the folder's own owner only
+        gone = clean_leftovers(run_dir, leftovers)
+        for msg, paths in (("put back checkpoints a killed replacement had renamed aside", back),
+                           ("removed leftovers of killed writes", gone)):  # fmt: skip
+            if paths:
+                warnings.warn(f"{msg} in {run_dir}: {[p.name for p in paths]}", stacklevel=3)
         yield lock
     finally:
-        if _lock_owner(lock) == me:
-            lock.unlink(missing_ok=True)
+        _HELD.pop(str(lock), None)
+        lock.unlink(missing_ok=True)  # while still locked: a waiter then finds a new file (the inode check above)
+        f.close()
 
-# %% ../nbs/02_runfiles.ipynb #c026
-def save_model_weights(model: torch.nn.Module, folder: Path) -> None:
-    "Weights into `folder`: `save_pretrained` when the model has it, else `model.safetensors`."
-    if hasattr(model, "save_pretrained"):
-        with quiet_transformers():
-            model.save_pretrained(folder)
-    else:
-        tensors, left_out = _weights_once(model)
-        safetensors.torch.save_file(tensors, str(folder / "model.safetensors"), metadata=left_out)
-
-
-def _weights_once(model: torch.nn.Module) -> tuple[dict, dict | None]:
-    """Each weight once, in memory of its own, and the names left out: what `safetensors.torch.save_model` saves
-    (a tied weight under the first of its names), also when all weights are views of one buffer (DeepSpeed's ZeRO)."""
-    state, names = model.state_dict(), {}
-    for name, t in state.items():
-        key = (t.data_ptr(), t.shape, t.stride(), t.dtype) if t.numel() else name
-        names.setdefault(key, []).append(name)
-    tensors = {min(same): state[same[0]].detach().contiguous().clone() for same in names.values()}
-    left_out = {n: min(same) for same in names.values() for n in sorted(same) if n != min(same)}
-    return tensors, left_out or None
-
-
-def load_model_weights(model: torch.nn.Module, folder: Path) -> None:
-    "Load what `save_model_weights` wrote into an existing `model` (tied weights are re-tied)."
-    file = Path(folder) / "model.safetensors"
-    try:
-        weights = safetensors.torch.load_file(str(file))
-    except (OSError, safetensors.SafetensorError) as e:
-        raise ValueError(
-            f"cannot read the weights {file} ({type(e).__name__}: {e}); the file is missing or damaged"
-        ) from None
-    # not safetensors' load_model, which refuses weights that are views of one buffer (DeepSpeed's ZeRO)
-    missing, unexpected = model.load_state_dict(weights, strict=False)
-    if unexpected:
-        raise RuntimeError(f"checkpoint {folder} has weights the model lacks: {unexpected[:5]}")
-    tied = {n for n, p in model.named_parameters(remove_duplicate=False)} - {n for n, p in model.named_parameters()}
-    if set(missing) - tied:
-        raise RuntimeError(f"checkpoint {folder} lacks weights: {sorted(set(missing) - tied)[:5]}")
-
-# %% ../nbs/02_runfiles.ipynb #c031
-def load_torch_state(
-    path,  # a file written by `torch.save` holding only tensors, numbers, strings and containers
-    map_location=None,  # passed to `torch.load`
+# %% ../nbs/02_runfiles.ipynb #c030
+def start_run(
+    run_dir,  # the run folder, owned by this process (`run_lock`)
+    records: dict,  # file name -> (text, what it records), e.g. {"config.yaml": (config_yaml(cfg), "config")}
+    resume: bool = True,  # continue from the latest checkpoint; False: a fresh start
+    may_change: tuple = (),  # dotted keys of the records a resumed run may change
 ):
-    "`torch.load(path, weights_only=True)`, with an error naming the file when it is refused or damaged."
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"{path} is missing; the checkpoint is incomplete")
-    try:
-        return torch.load(path, map_location=map_location, weights_only=True)
-    except pickle.UnpicklingError as e:
-        raise ValueError(
-            f"refusing to load {path}: it holds Python objects other than tensors and plain data, and loading "
-            f"them could run code ({str(e).splitlines()[0]}). Delete the file if it is not yours"
-        ) from None
-    except (RuntimeError, EOFError, OSError) as e:
-        raise ValueError(f"cannot read {path} ({type(e).__name__}: {e}); the file is damaged") from None
+    "Check that a run may start in `run_dir`, write its record, and return `save_record(folder)` for checkpoints."
+    run_dir = Path(run_dir)
+    if not holds_lock(run_dir):
+        raise RuntimeError(f"start_run({run_dir}) outside run_lock: the lock comes before the first write")
+    started = has_checkpoints(run_dir)
+    if started and not resume:
+        raise FileExistsError(
+            f"{run_dir} already has checkpoints; resume it (resume=True), or choose another run folder"
+        )
+    for name, (text, what) in records.items():
+        write_run_record(run_dir / name, text, what, resume=started, may_change=may_change)
 
-# %% ../nbs/02_runfiles.ipynb #c034
+    def save_record(folder) -> None:
+        for name in records:
+            atomic_write(Path(folder) / name, (run_dir / name).read_text())
+
+    return save_record
+
+# %% ../nbs/02_runfiles.ipynb #c033
 _STATS_RE = re.compile(
     r"^(train|val)@(checkpoint-(\d+))(?:\.blocks(\d+)-(\d+))?(?:\.layer(\d+))?\.safetensors(\.partial)?$"
 )

@@ -108,17 +108,17 @@ def load_rng_state(
             tensors = {k: f.get_tensor(k) for k in f.keys()}
         version, words, gauss = meta["python"]
         kind, pos, has_gauss, cached = meta["numpy"]
-    except Exception as e:
+        cuda = [tensors[f"cuda_{i}"] for i in range(sum(k.startswith("cuda_") for k in tensors))]
+        set_rng_state(
+            {
+                "python": (version, tuple(words), gauss),
+                "numpy": (kind, tensors["numpy_keys"].numpy().astype(np.uint32), pos, has_gauss, cached),
+                "torch": tensors["torch"],
+                **({"cuda": cuda} if cuda else {}),
+            }
+        )
+    except Exception as e:  # any damage: a missing key, a state of the wrong size or type, a cut file
         raise ValueError(f"{path} is not a readable RNG state file ({type(e).__name__}: {e})") from None
-    cuda = [tensors[f"cuda_{i}"] for i in range(sum(k.startswith("cuda_") for k in tensors))]
-    set_rng_state(
-        {
-            "python": (version, tuple(words), gauss),
-            "numpy": (kind, tensors["numpy_keys"].numpy().astype(np.uint32), pos, has_gauss, cached),
-            "torch": tensors["torch"],
-            **({"cuda": cuda} if cuda else {}),
-        }
-    )
 
 # %% ../nbs/01_runtime.ipynb #c015
 @contextlib.contextmanager
@@ -216,10 +216,13 @@ def enable_gradient_checkpointing(model: torch.nn.Module) -> int:
     return n
 
 
-def default_optimizer(model: torch.nn.Module, cfg: TrainConfig) -> torch.optim.AdamW:
-    "AdamW with weight decay on matrices only (not on biases, norms or other vectors)."
+def default_optimizer(model: torch.nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
+    "`train.optimizer` (AdamW, or plain SGD), weight decay on matrices only (not on biases, norms, other vectors)."
     params = [p for p in model.parameters() if p.requires_grad]
     decay = [p for p in params if p.ndim >= 2]
     other = [p for p in params if p.ndim < 2]
     groups = [{"params": decay, "weight_decay": cfg.weight_decay}, {"params": other, "weight_decay": 0.0}]
-    return torch.optim.AdamW([g for g in groups if g["params"]], lr=cfg.lr, betas=tuple(cfg.adam_betas))
+    groups = [g for g in groups if g["params"]]
+    if cfg.optimizer == "sgd":
+        return torch.optim.SGD(groups, lr=cfg.lr)
+    return torch.optim.AdamW(groups, lr=cfg.lr, betas=tuple(cfg.adam_betas))

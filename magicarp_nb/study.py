@@ -14,7 +14,7 @@ from matplotlib.ticker import NullFormatter
 
 from .config import load_config
 from .figures import correlations, save_figure
-from .runfiles import list_checkpoints
+from .checkpoints import list_checkpoints
 
 # %% auto #0
 __all__ = ['STUDY_COLUMNS', 'study_table', 'scale_correlations', 'plot_loss_vs_params']

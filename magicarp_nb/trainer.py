@@ -12,7 +12,7 @@ import os
 import shutil
 import time
 import warnings
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -25,34 +25,19 @@ from tqdm import tqdm
 from .config import TrainConfig
 from .data import epoch_order
 from .distributed import all_reduce_sum, average_gradients, barrier, rank_batches, rank_of, world_size_of
-from .runfiles import atomic_write, checkpoint_name, list_checkpoints, run_lock, write_manifest
-from .runfiles import load_model_weights, load_torch_state, save_model_weights
+from .runfiles import atomic_write, checkpoint_folders, checkpoint_name, replace_dir, run_lock, writing
+from .checkpoints import CheckpointError, TrainState, intact_checkpoint, load_model_weights, load_state_into
+from .checkpoints import load_torch_state, read_json, read_train_state, resume_position, save_model_weights
+from .checkpoints import save_torch_state, set_aside, verify_checkpoint, write_manifest, write_train_state
 from .runtime import TensorBoardTracker, WandbTracker, tracker_names
 from .runtime import autocast_context, load_rng_state, resolve_device, save_rng_state
 from .runtime import default_optimizer, enable_gradient_checkpointing
 from .schedulers import make_scheduler
 
 # %% auto #0
-__all__ = ['RESUME_MAY_CHANGE', 'TrainState', 'Trainer', 'best_checkpoint', 'TrainResult']
+__all__ = ['RESUME_MAY_CHANGE', 'Trainer', 'TrainResult']
 
 # %% ../nbs/08_trainer.ipynb #c006
-@dataclass
-class TrainState:
-    "Where a run is: what the loop needs to continue exactly, plus what it has logged."
-
-    epoch: int = 0  # current epoch (0-based); equals `epochs` when training is complete
-    batch_in_epoch: int = 0  # batches of the current epoch already consumed
-    global_step: int = 0  # optimiser steps taken (skipped steps excluded)
-    skipped_steps: int = 0  # steps dropped by the non-finite guard
-    skips_in_a_row: int = 0  # consecutive steps dropped by it (train.max_skipped_steps ends the run)
-    global_micro_batch: int = 0  # items per batch over all ranks (batch_size × ranks) when saved; 0: unknown
-    history: list = field(default_factory=list)  # rows of log.csv
-    metrics: dict = field(default_factory=dict)  # latest evaluation
-    best_value: float | None = None  # best value of `train.best_metric` so far
-    best_step: int | None = None  # the step it was reached at
-    evals_since_best: int = 0  # evaluations since then that did not improve it (`train.early_stopping`)
-
-
 RESUME_MAY_CHANGE = ("train.batch_size", "train.grad_accum", "train.report_to")
 "Config keys a resumed run may change: the per-rank batch and accumulation (another number of ranks), trackers."
 
@@ -136,24 +121,23 @@ def save_checkpoint(self: Trainer) -> Path:
         barrier(self.group)
         return final
     shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    save_model_weights(self.model, tmp)
-    torch.save(optim, tmp / "optimizer.pt")
-    torch.save(self.scheduler.state_dict(), tmp / "scheduler.pt")
-    save_rng_state(tmp / "rng_state.safetensors")
-    if self.state.metrics:
-        (tmp / "eval_results.json").write_text(json.dumps(self.state.metrics, indent=2))
-    if self.save_extra:
-        self.save_extra(tmp)
-    states = {key: cb.state_dict() for key, cb in self._stateful_callbacks()}
-    if states:
-        (tmp / "callbacks.json").write_text(json.dumps(states, indent=1))
-    self.state.global_micro_batch = self.global_micro_batch
-    (tmp / "trainer_state.json").write_text(json.dumps(asdict(self.state), indent=1))
-    write_manifest(tmp)  # last: the sizes of all the files above mark the checkpoint complete
-    if final.exists():
-        shutil.rmtree(final)
-    os.replace(tmp, final)
+    with writing(tmp):  # a full disk names the checkpoint (and the file, where it is ours)
+        tmp.mkdir(parents=True)
+        save_model_weights(self.model, tmp)
+        save_torch_state(optim, tmp / "optimizer.pt")
+        save_torch_state(self.scheduler.state_dict(), tmp / "scheduler.pt")
+        save_rng_state(tmp / "rng_state.safetensors")
+        if self.state.metrics:
+            atomic_write(tmp / "eval_results.json", json.dumps(self.state.metrics, indent=2))
+        if self.save_extra:
+            self.save_extra(tmp)
+        states = {key: cb.state_dict() for key, cb in self._stateful_callbacks()}
+        if states:
+            atomic_write(tmp / "callbacks.json", json.dumps(states, indent=1))
+        self.state.global_micro_batch = self.global_micro_batch
+        write_train_state(self.state, tmp)
+        write_manifest(tmp)  # last: the sha256 of all the files above marks the checkpoint complete
+    replace_dir(tmp, final)  # a checkpoint of this step saved before is replaced only now
     barrier(self.group)
     return final
 
@@ -163,41 +147,19 @@ def _stateful_callbacks(self: Trainer) -> list:
     stateful = [cb for cb in self.callbacks if hasattr(cb, "state_dict")]
     return [(f"{i}:{type(cb).__name__}", cb) for i, cb in enumerate(stateful)]
 
-
-def _read_json(path: Path):
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError) as e:
-        raise ValueError(f"cannot read {path} ({type(e).__name__}: {e}); the file is damaged") from None
-
 # %% ../nbs/08_trainer.ipynb #c014
 @patch
-def _convert_position(self: Trainer, path: Path) -> None:
-    "Express the saved data position in this run's global batches (a checkpoint of another world size)."
-    st, new = self.state, self.global_micro_batch
-    old = st.global_micro_batch or new  # checkpoints that do not say were written with this run's batches
-    if old != new:
-        items = st.batch_in_epoch * old
-        if items % new:
-            raise ValueError(
-                f"checkpoint {path} stopped {items} items into epoch {st.epoch}, which is not a whole number of this "
-                f"run's global batches of {new} (train.batch_size × ranks); resume with a global batch dividing {items}"
-            )
-        st.batch_in_epoch = items // new
-    st.global_micro_batch = new
-
-
-@patch
 def load_checkpoint(self: Trainer, path) -> None:
-    "Restore loop position, callback state, weights, optimiser, scheduler and RNG from `path`."
-    path = Path(path)
-    self.state = TrainState(**_read_json(path / "trainer_state.json"))
-    self._convert_position(path)
+    "Verify checkpoint `path` by content, then restore loop position, callbacks, weights, optimiser, scheduler, RNG."
+    path = verify_checkpoint(path)
+    state = read_train_state(path)
+    epochs, n = self.cfg.epochs, self.batches_per_epoch
+    self.state = resume_position(state, path, self.global_micro_batch, epochs, n, self.total_steps)
     # callbacks first: they may rebuild structure (frozen parameters, new parameter groups, another
     # schedule) that the saved weights and optimiser and scheduler states are then loaded into
-    saved = _read_json(path / "callbacks.json") if (path / "callbacks.json").exists() else {}
+    saved = read_json(path / "callbacks.json") if (path / "callbacks.json").exists() else {}
     mine = dict(self._stateful_callbacks())
-    if set(saved) != set(mine):
+    if not isinstance(saved, dict) or set(saved) != set(mine):
         raise ValueError(
             f"checkpoint {path} was written with stateful callbacks {sorted(saved)}, "
             f"but this run has {sorted(mine)}; resume with the same callbacks"
@@ -208,11 +170,11 @@ def load_checkpoint(self: Trainer, path) -> None:
     optim = load_torch_state(path / "optimizer.pt", map_location=self.device)
     if self.engine is not None:
         self.engine.load_optimizer_state(optim, path)
-    elif "engine" in optim:
+    elif isinstance(optim, dict) and "engine" in optim:
         raise ValueError(f"{path} was written by a {optim['engine']} run; resume it with the same train.deepspeed")
     else:
-        self.optimizer.load_state_dict(optim)
-    self.scheduler.load_state_dict(load_torch_state(path / "scheduler.pt"))
+        load_state_into(self.optimizer, optim, path / "optimizer.pt")
+    load_state_into(self.scheduler, load_torch_state(path / "scheduler.pt"), path / "scheduler.pt")
     if self.engine is not None:  # an engine restores the optimiser's state, not its groups' learning rates
         for g, lr in zip(self.optimizer.param_groups, self.scheduler.get_last_lr()):
             g["lr"] = lr
@@ -314,31 +276,51 @@ def _reduce(self: Trainer, rows: list[dict], weights: list[float]) -> dict:
 
 # %% ../nbs/08_trainer.ipynb #c019
 @patch
+def _where(self: Trainer) -> str:
+    st = self.state
+    return f"step {st.global_step + 1} (epoch {st.epoch}, batch {st.batch_in_epoch} of {self.batches_per_epoch})"
+
+
+@patch
+def _intact(self: Trainer) -> str:
+    "Which checkpoint a run stopped by a non-finite value can restart from, verified by content."
+    ck = intact_checkpoint(self.run_dir)
+    return f"The last intact checkpoint is {ck}." if ck else f"{self.run_dir} has no intact checkpoint yet."
+
+
+@patch
+def _check_weights(self: Trainer, where: str) -> None:
+    "Stop when the step just taken made a weight non-finite: nothing after it is saved (one check, one sync)."
+    params = [p.detach() for p in self.model.parameters()]
+    if params and not bool(torch.stack([torch.isfinite(p).all() for p in params]).all()):
+        bad = [n for n, p in self.model.named_parameters() if not torch.isfinite(p).all()]
+        raise FloatingPointError(
+            f"the update of {where} made {len(bad)} weights non-finite, e.g. {bad[:3]} (train.lr="
+            f"{self.optimizer.param_groups[0]['lr']:.3g}); nothing after it was saved. {self._intact()}"
+        )
+
+# %% ../nbs/08_trainer.ipynb #c020
+@patch
 def optimizer_step(self: Trainer, group: list[torch.Tensor]) -> dict:
-    "Forward/backward every batch of `group`, then clip, guard and step. Returns averaged metrics."
+    "Forward/backward every batch of `group`, then guard, clip and step, and check the new weights. Averaged metrics."
     self.optimizer.zero_grad(set_to_none=True)
     weights, rows = self._share_weights(group), []
     for idx, w in zip(group, weights):
         with autocast_context(self.device, self.cfg.bf16):
             rows.append(self.train_step(_to(self.get_batch(idx), self.device), w / len(group)))
-    metrics = self._reduce(rows, weights)
-    where = (
-        f"step {self.state.global_step + 1} (epoch {self.state.epoch}, "
-        f"batch {self.state.batch_in_epoch} of {self.batches_per_epoch})"
-    )
+    metrics, where = self._reduce(rows, weights), self._where()
     problem = None
     if not math.isfinite(metrics["loss"]):
         problem = f"non-finite loss ({metrics['loss']}) at {where}"
-    else:
-        bad = self._nonfinite_grads()
-        if bad:
-            problem = f"non-finite gradient at {where} in {len(bad)} parameters, e.g. {bad[:3]}"
-    if problem is None and self.cfg.grad_clip and self.engine is None:  # an engine clips in its step
-        metrics["grad_norm"] = float(torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.cfg.grad_clip))
+    elif bad := self._nonfinite_grads():
+        problem = f"non-finite gradient at {where} in {len(bad)} parameters, e.g. {bad[:3]}"
+    if problem is None and self.engine is None:  # the norm before clipping, logged also without clipping
+        clip = self.cfg.grad_clip or math.inf
+        metrics["grad_norm"] = float(torch.nn.utils.clip_grad_norm_(self.model.parameters(), clip))
     if problem is not None:
         if self.cfg.nan_policy == "stop":
             raise FloatingPointError(
-                problem + "; stopping (set train.nan_policy=skip to skip such steps). The last checkpoint is intact."
+                f"{problem}; stopping (set train.nan_policy=skip to skip such steps). {self._intact()}"
             )
         warnings.warn(problem + "; skipping this step", stacklevel=2)
         self.optimizer.zero_grad(set_to_none=True)
@@ -348,20 +330,21 @@ def optimizer_step(self: Trainer, group: list[torch.Tensor]) -> dict:
             raise FloatingPointError(
                 f"{self.state.skips_in_a_row} steps in a row were skipped (train.max_skipped_steps="
                 f"{self.cfg.max_skipped_steps}), the last one {problem}: the model has diverged and does not recover; "
-                "lower train.lr or check the data. The last checkpoint is intact"
+                f"lower train.lr or check the data. {self._intact()}"
             )
         return metrics
     metrics["lr"] = self.optimizer.param_groups[0]["lr"]
     self.state.skips_in_a_row = 0
     if self.engine is None:
         self.optimizer.step()
-    elif (norm := self.engine.step()) is not None and self.cfg.grad_clip:  # the norm before clipping, as torch's
+    elif (norm := self.engine.step()) is not None:  # the norm before clipping, as torch's
         metrics["grad_norm"] = norm
+    self._check_weights(where)
     self.scheduler.step()
     self.state.global_step += 1
     return metrics
 
-# %% ../nbs/08_trainer.ipynb #c021
+# %% ../nbs/08_trainer.ipynb #c022
 @patch
 def after_step(self: Trainer, fn: Callable) -> None:
     "Call `fn()` after every optimiser step that changes the weights (clamp a parameter, update an EMA copy, ...)."
@@ -385,12 +368,12 @@ def _close_trackers(self: Trainer) -> None:
         tracker.close()
     self.trackers = []
 
-# %% ../nbs/08_trainer.ipynb #c023
+# %% ../nbs/08_trainer.ipynb #c024
 @patch
 def fit(self: Trainer, resume: bool = True) -> TrainState:
     "Train to the end of the configured epochs (or `max_steps`), resuming from the latest checkpoint."
-    # one writer per run folder: rank 0 holds the lock and writes, the other ranks only compute
-    with run_lock(self.run_dir, f"training {self.desc}") if self.rank == 0 else contextlib.nullcontext():
+    # one writer per run folder: rank 0 holds the lock (or already holds it: the task took it before its first write)
+    with run_lock(self.run_dir, f"training {self.desc}", rank=self.rank):
         try:
             return self._fit(resume)
         finally:
@@ -399,20 +382,36 @@ def fit(self: Trainer, resume: bool = True) -> TrainState:
 
 @patch
 def _resume(self: Trainer) -> Path | None:
-    "Load the newest checkpoint that loads; a damaged one is reported by name and the one before it is tried."
-    errors = []
-    for ck in reversed(list_checkpoints(self.run_dir)):
+    "Load the newest checkpoint that verifies and loads, trying older ones; the newer that fail are kept aside."
+    failed = []
+    for ck in reversed(checkpoint_folders(self.run_dir)):
+        if ck.is_dir() and not any(ck.iterdir()):
+            continue  # an empty folder holds nothing to lose
         try:
             self.load_checkpoint(ck)
-            return ck
-        except (ValueError, OSError) as e:
+        except Exception as e:  # any failure (damage, tampering, a state that does not fit): the one before
             warnings.warn(f"cannot resume from {ck}: {e}; trying the checkpoint before it", stacklevel=3)
-            errors.append(str(e))
-    if errors:
-        raise ValueError(f"no checkpoint of {self.run_dir} can be loaded: " + "; ".join(errors))
+            failed.append((ck, e))
+            continue
+        self._set_aside([c for c, _ in failed], ck)
+        return ck
+    if failed:
+        raise CheckpointError(
+            f"no checkpoint of {self.run_dir} can be loaded: " + "; ".join(f"{c.name}: {e}" for c, e in failed)
+        )
     return None
 
-# %% ../nbs/08_trainer.ipynb #c024
+
+@patch
+def _set_aside(self: Trainer, folders: list[Path], resumed: Path) -> None:
+    "Rename checkpoints newer than `resumed` that cannot be loaded, so that the run never overwrites them."
+    barrier(self.group)  # every rank has loaded before rank 0 renames
+    for ck in folders if self.rank == 0 else ():
+        aside = set_aside(ck)
+        warnings.warn(f"kept {ck} as {aside.name} (it cannot be loaded); resumed from {resumed.name}", stacklevel=4)
+    barrier(self.group)
+
+# %% ../nbs/08_trainer.ipynb #c025
 @patch
 def _fit(self: Trainer, resume: bool) -> TrainState:
     ck = self._resume() if resume else None
@@ -474,21 +473,7 @@ def _fit(self: Trainer, resume: bool) -> TrainState:
     bar.close()
     return st
 
-# %% ../nbs/08_trainer.ipynb #c026
-def best_checkpoint(run_dir) -> Path:
-    "The checkpoint of a run's best evaluation (`train.best_metric`), as its latest checkpoint records it."
-    cks = list_checkpoints(run_dir)
-    if not cks:
-        raise FileNotFoundError(f"{run_dir} has no checkpoints; train it first")
-    step = _read_json(cks[-1] / "trainer_state.json").get("best_step")
-    best = Path(run_dir) / checkpoint_name(step) if step is not None else None
-    if best not in cks:
-        raise FileNotFoundError(
-            f"{run_dir} has no checkpoint of its best evaluation (step {step}); train it with train.save_best=true"
-        )
-    return best
-
-# %% ../nbs/08_trainer.ipynb #c028
+# %% ../nbs/08_trainer.ipynb #c027
 @dataclass
 class TrainResult:
     "What a task's train function returns."
