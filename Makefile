@@ -8,7 +8,9 @@ SEED   ?= 12
 RUN    ?= runs/clm-tiny/02x0128_s$(SEED)
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: help setup train test test-all export check-export clean check-clean outputs docs docs-check readme style layout
+PORTABLE := 08_trainer or 12_gradcache or 14_carp or 20_clm or 21_collapse or 22_collect or 23_measures
+
+.PHONY: help setup train test test-portable test-all export check-export clean check-clean outputs docs docs-check readme style layout
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -27,6 +29,9 @@ train: setup  ## the main job: train the clm-tiny preset with SEED (default 12) 
 
 test: setup  ## run every notebook as a test (pytest, 2 workers)
 	$(BIN)/pytest -n 2 -q tests/
+
+test-portable: setup  ## the numerics-sensitive notebooks again on torch's portable kernels (a tolerance that holds on one CPU only fails here)
+	ATEN_CPU_CAPABILITY=default $(BIN)/pytest -n 2 -q tests/test_notebooks.py -k "$(PORTABLE)"
 
 test-all: setup  ## the tests including cells flagged slow
 	MAGICARP_TEST_FLAGS=slow $(BIN)/pytest -n 2 -q tests/

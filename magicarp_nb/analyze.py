@@ -18,14 +18,14 @@ from tqdm import tqdm
 from .clm import load_clm
 from .collapse import AgreementStats, CollapseStats, StatsFileError, stats_info
 from .measures import GROUPS, NC_COLUMNS, nc_row
-from .runfiles import atomic_write, parse_run_name, parse_stats_name
-from .checkpoints import list_checkpoints
-from .runfiles import partial_path, stats_path, stats_shards
+from .runfiles import atomic_write, parse_run_name, parse_stats_name, run_lock
+from .checkpoints import CheckpointError, list_checkpoints, recorded_sha256, verify_checkpoint
+from .runfiles import checkpoint_step, partial_path, stats_path, stats_shards
 from .runtime import resolve_device
 
 # %% auto #0
-__all__ = ['PAPER_COLUMNS', 'EXTRA_COLUMNS', 'HEAD_FILE', 'find_stats', 'analysis_row', 'experiment_dirs', 'analyze',
-           'completeness', 'progress_table']
+__all__ = ['PAPER_COLUMNS', 'EXTRA_COLUMNS', 'HEAD_FILE', 'find_stats', 'StaleStatsError', 'check_weights', 'analysis_row',
+           'experiment_dirs', 'analyze', 'completeness', 'progress_table']
 
 # %% ../nbs/24_analyze.ipynb #c005
 PAPER_COLUMNS = ["model", "n_params", "val_acc", "val_loss", "perplex", *NC_COLUMNS]
@@ -87,8 +87,30 @@ def _head_weights(checkpoint: Path):
         return W, int(meta["n_params"])
     if not (checkpoint / "config.json").exists():
         return None, None
-    model, _ = load_clm(checkpoint)
+    model, _ = load_clm(verify_checkpoint(checkpoint))  # every byte as written before the head is trusted
     return model.get_output_embeddings().weight.detach(), sum(p.numel() for p in model.parameters())
+
+
+class StaleStatsError(ValueError):
+    "Statistics collected from other weights than their checkpoint holds now: the analysis stops, naming the fix."
+
+
+def check_weights(entry: dict) -> None:
+    "Refuse statistics whose `weights_sha256` is not the checkpoint's (its manifest's hash: no file is read)."
+    ck = entry["checkpoint"]
+    if not (ck / "model.safetensors").exists():
+        return  # the checkpoint was deleted (to save disk), or a collect_model folder: the statistics stand alone
+    try:
+        now = recorded_sha256(ck)
+    except CheckpointError as e:
+        raise StatsFileError(str(e)) from None
+    was = stats_info(entry["train"])["meta"].get("weights_sha256")
+    if was != now:
+        raise StaleStatsError(
+            f"{entry['train']} was collected from other weights than {ck / 'model.safetensors'} holds now "
+            f"(sha256 {str(was)[:12]}… vs {now[:12]}…); collect it again: magicarp collect {ck.parent} "
+            f"--checkpoints {checkpoint_step(ck)} --no-resume"
+        )
 
 # %% ../nbs/24_analyze.ipynb #c010
 HEAD_FILE = "head.safetensors"
@@ -181,17 +203,24 @@ def experiment_dirs(
     return out
 
 # %% ../nbs/24_analyze.ipynb #c014
-def _read_csv(out_csv: Path, side: Path, settings: dict, force: bool) -> pd.DataFrame:
-    "The existing analysis CSV when its settings match (or `force`), else a new empty table."
-    if out_csv.exists():  # with force, old rows stay until their new ones replace them
+def _read_csv(out_csv: Path, side: Path, settings: dict, force: bool) -> tuple[pd.DataFrame, set]:
+    "The existing analysis CSV and the models whose rows hold `settings`' values (none when forced), or a new table."
+    if not out_csv.exists():
+        return pd.DataFrame(columns=PAPER_COLUMNS + EXTRA_COLUMNS), set()
+    df = pd.read_csv(out_csv)
+    try:
         old = json.loads(side.read_text()) if side.exists() else None
-        if old != settings and not force:
-            raise ValueError(
-                f"{out_csv} was computed with {old}, not {settings}; pass force=True to recompute it "
-                "or write to another out_csv"
-            )
-        return pd.read_csv(out_csv)
-    return pd.DataFrame(columns=PAPER_COLUMNS + EXTRA_COLUMNS)
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise ValueError(f"cannot read {side} ({e}); delete it and pass force=True to recompute {out_csv}") from None
+    if isinstance(old, dict) and "settings" not in old:  # an older sidecar: the settings of every row
+        old = {"settings": old, "rows": df["model"].tolist()}
+    was = old.get("settings") if isinstance(old, dict) else None
+    if was != settings and not force:
+        raise ValueError(
+            f"{out_csv} was computed with {was}, not {settings}; pass force=True to recompute it "
+            "or write to another out_csv"
+        )
+    return df, set() if force or was != settings else set(old.get("rows", []))
 
 # %% ../nbs/24_analyze.ipynb #c015
 def analyze(
@@ -221,40 +250,43 @@ def analyze(
     settings = {"min_per_class": min_per_class, "max_per_class": max_per_class, "kernels": sorted(kernels)}
     settings["dist_exp"] = dist_exp
     side = out_csv.with_suffix(".json")
-    df = _read_csv(out_csv, side, settings, force)
-    extra = [c for c in ("riesz_kern_mean", "riesz_kern_var", "riesz_kern_log_mean") if "riesz" in kernels]
-    wanted = PAPER_COLUMNS + EXTRA_COLUMNS + extra
-    for c in wanted:
-        if c not in df:
-            df[c] = math.nan
-    df = df.set_index("model", drop=False)
     seen = {}
     for e in entries:
         if seen.setdefault(e["model"], e["train"]) != e["train"]:
             raise ValueError(f"two runs are both named {e['model']}: {seen[e['model']]} and {e['train']}; rename one")
+    temps = (f".{out_csv.name}.*.tmp", f".{side.name}.*.tmp")
+    with run_lock(out_csv.parent, f"analysing into {out_csv.name}", name=f".{out_csv.name}.lock", leftovers=temps):
+        df, done = _read_csv(out_csv, side, settings, force)
+        args = (min_per_class, max_per_class, kernels, dist_exp, tile)
+        return _fill(df, entries, out_csv, side, settings, done, skip, args, device, progress)
+
+# %% ../nbs/24_analyze.ipynb #c016
+def _fill(df, entries, out_csv, side, settings, done, skip, args, device, progress) -> pd.DataFrame:
+    "Compute what each entry's row lacks; after each row the CSV, then the sidecar naming the rows it holds."
+    kernels = args[2]
+    extra = [c for c in ("riesz_kern_mean", "riesz_kern_var", "riesz_kern_log_mean") if "riesz" in kernels]
+    wanted = PAPER_COLUMNS + EXTRA_COLUMNS + extra
+    df = df.reindex(columns=list(dict.fromkeys([*df.columns, *wanted]))).set_index("model", drop=False)
     never = {"log_kern_mean", "log_kern_var"} if "log" not in kernels else set()  # columns these kernels do not fill
     for e in tqdm(entries, desc="analysis", disable=not progress):
-        new = force or e["model"] not in df.index
+        new = e["model"] not in done or e["model"] not in df.index
         missing = wanted if new else [c for c in wanted if c not in never and pd.isna(df.at[e["model"], c])]
         missing = [c for c in missing if c not in skip]
-        if not missing:
-            continue
         try:
-            row = analysis_row(e, missing, min_per_class, max_per_class, kernels, dist_exp, tile, device=device)
+            check_weights(e)  # statistics of other weights than the checkpoint's are refused, analysed or not
+            row = analysis_row(e, missing, *args, device=device) if missing else {}
         except StatsFileError as err:  # one damaged file does not stop the experiment's analysis
-            warnings.warn(f"{e['model']} left out of {out_csv.name}: {err}", stacklevel=2)
+            warnings.warn(f"{e['model']} left out of {out_csv.name}: {err}", stacklevel=3)
             continue
         for k, v in row.items():
             if k in wanted and (k in missing or new):
                 df.loc[e["model"], k] = v
-        atomic_write(out_csv, df[wanted].to_csv(index=False))  # after every row: a kill loses at most one
-        if not force:  # a forced run's settings hold for the file only once every row is recomputed
-            atomic_write(side, json.dumps(settings))
-    atomic_write(out_csv, df[wanted].to_csv(index=False))
-    atomic_write(side, json.dumps(settings))
+        done.add(e["model"])
+        atomic_write(out_csv, df[wanted].to_csv(index=False))  # a kill between the two: that row is recomputed
+        atomic_write(side, json.dumps({"settings": settings, "rows": sorted(done)}))
     return df[wanted].reset_index(drop=True)
 
-# %% ../nbs/24_analyze.ipynb #c016
+# %% ../nbs/24_analyze.ipynb #c017
 def completeness(checkpoint) -> dict:
     "The paper's three results a checkpoint has (`means`, `vars`: train pass; `decs`: validation pass); inner layers."
     checkpoint = Path(checkpoint)

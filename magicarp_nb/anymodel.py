@@ -21,9 +21,11 @@ from .analyze import HEAD_FILE, analyze
 from .collapse import AgreementStats, CollapseStats, StatsFileError
 from .collect import _base_hidden, _feature_fn, _pass_identity, _start_pass, checkpoint_blocks, collect_stats
 from .config import TextDataConfig
-from .corpora import load_text_corpus
+from .corpora import corpus_of
 from .data import data_fingerprint, pack_blocks
-from .runfiles import atomic_write, checkpoint_name, partial_path, stats_path, write_run_record
+from .runfiles import atomic_write, checkpoint_name, file_sha256, partial_path, run_lock, stats_path
+from .runfiles import write_run_record
+from .checkpoints import verify_checkpoint
 from .runtime import quiet_transformers, resolve_device
 from .sources import require_hub
 
@@ -85,14 +87,12 @@ def model_blocks(
     tokenizer,  # the model's tokenizer
     block_size: int = 128,  # tokens per block (at most the model's context length)
     n_classes: int | None = None,  # the LM head's rows: every token id must be below it
-    **corpus_kwargs,  # n_stories, corpus_seed, val_fraction, text_column, separator, max_texts
+    **corpus_kwargs,  # the other TextDataConfig fields: n_stories, corpus_seed, difficulty, ...
 ) -> tuple:
     "`(train_blocks, validation_blocks, fingerprint)` of a corpus under a model's tokenizer."
     cfg = corpus if isinstance(corpus, TextDataConfig) else TextDataConfig(corpus=str(corpus), **corpus_kwargs)
     cfg.block_size, cfg.tokenizer = block_size, getattr(tokenizer, "name_or_path", "") or "given"
-    dsd = load_text_corpus(
-        cfg.corpus, cfg.n_stories, cfg.corpus_seed, cfg.val_fraction, cfg.text_column, cfg.separator, cfg.max_texts
-    )
+    dsd = corpus_of(cfg)  # every corpus field of the config, as the training pass read it
     train, valid = (pack_blocks(dsd[s], tokenizer, block_size) for s in ("train", "validation"))
     top = int(max(train.max(), valid.max()))
     if n_classes is not None and top >= n_classes:
@@ -250,28 +250,31 @@ def collect_model(
     own_run = corpus is None and src is not None and (src / "config.yaml").exists() and (src / "data.json").exists()
     if corpus is None and not own_run:
         raise ValueError("give a corpus (only a checkpoint of train_clm brings its own token stream)")
+    if corpus is not None and out_dir is None:
+        raise ValueError("give out_dir: where the statistics of this model go")
+    src = verify_checkpoint(src) if own_run else src  # a run's checkpoint is trusted by content, as collect's is
     model, tokenizer, name = load_causal_lm(model, tokenizer)
     model.to(resolve_device(device))
     W = model.get_output_embeddings().weight
-    if own_run:
-        train_blocks, valid_blocks, fp = checkpoint_blocks(src)
-        checkpoint, name = src, src.parent.name
-    else:
-        if out_dir is None:
-            raise ValueError("give out_dir: where the statistics of this model go")
-        ctx = getattr(model.config, "max_position_embeddings", None) or getattr(model.config, "n_positions", None)
-        if ctx and block_size > ctx:
-            raise ValueError(f"block_size {block_size} exceeds the context length of {name} ({ctx})")
-        train_blocks, valid_blocks, fp = model_blocks(corpus, tokenizer, block_size, W.shape[0], **corpus_kwargs)
-        checkpoint = Path(out_dir) / checkpoint_name(step)
-        record = {**fp, "model": name}
-        write_run_record(
-            Path(out_dir) / "data.json", json.dumps(record, indent=1, sort_keys=True), "token stream", resume
-        )
-        save_head(model, checkpoint, name)
-    base = {"model": name, "checkpoint": checkpoint.name, "tokenizer_sha256": fp["tokenizer_sha256"]}
-    common = {"batch_size": batch_size, "save_every": save_every, "resume": resume, "progress": progress}
-    return _collect_passes(model, checkpoint, train_blocks, valid_blocks, fp, base, layers, stages, common)
+    owner = src.parent if own_run else Path(out_dir)  # one writer: the lock comes before data.json, head and stats
+    lock = f".layers@{src.name}.lock" if own_run else ".lock"
+    with run_lock(owner, f"collecting {name}", name=lock, leftovers=("stats/.*.tmp",) if own_run else (".*.tmp",)):
+        if own_run:
+            train_blocks, valid_blocks, fp = checkpoint_blocks(src)
+            checkpoint, name = src, src.parent.name
+            weights = {"weights_sha256": file_sha256(src / "model.safetensors")}  # as collect records it
+        else:
+            ctx = getattr(model.config, "max_position_embeddings", None) or getattr(model.config, "n_positions", None)
+            if ctx and block_size > ctx:
+                raise ValueError(f"block_size {block_size} exceeds the context length of {name} ({ctx})")
+            train_blocks, valid_blocks, fp = model_blocks(corpus, tokenizer, block_size, W.shape[0], **corpus_kwargs)
+            checkpoint, weights = Path(out_dir) / checkpoint_name(step), {}
+            record = json.dumps({**fp, "model": name}, indent=1, sort_keys=True)
+            write_run_record(Path(out_dir) / "data.json", record, "token stream", resume)
+            save_head(model, checkpoint, name)
+        base = {"model": name, "checkpoint": checkpoint.name, "tokenizer_sha256": fp["tokenizer_sha256"], **weights}
+        common = {"batch_size": batch_size, "save_every": save_every, "resume": resume, "progress": progress}
+        return _collect_passes(model, checkpoint, train_blocks, valid_blocks, fp, base, layers, stages, common)
 
 # %% ../nbs/25_anymodel.ipynb #c019
 def _collect_passes(model, checkpoint, train_blocks, valid_blocks, fp, base, layers, stages, common):
@@ -304,7 +307,7 @@ def _collect_passes(model, checkpoint, train_blocks, valid_blocks, fp, base, lay
         collect_layers(model, valid_blocks, paths("val"), "val", train_stats=train, meta=val_meta, **common)
     return train
 
-# %% ../nbs/25_anymodel.ipynb #c033
+# %% ../nbs/25_anymodel.ipynb #c035
 def _collect_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="magicarp-collect", description="Collapse statistics of any causal LM.")
     ap.add_argument("model", help="a save_pretrained folder, a hub name, or a checkpoint of train_clm")

@@ -14,24 +14,31 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from .config import CarpConfig, config_yaml, load_config
-from .data import MLMMasking, TokenizedPairs, duplicate_mask, load_pairs
+from .config import CarpConfig, ConfigValueError, check_name, config_yaml, load_config
+from .data import PAIR_PIPELINES, MLMMasking, TokenizedPairs, duplicate_mask, load_pairs
 from .encoders import build_encoder, trim_padding
-from .engines import DeepSpeedEngine
+from .engines import DeepSpeedEngine, deepspeed_config
 from .distributed import barrier, gather_sizes, gather_with_grad, rank_of, world_size_of
 from .gradcache import batch_size_of, contrastive_step, distributed_contrastive_step
 from .gradcache import microbatch_indices, take
-from .objectives import contrastive_accuracy, make_objective, masked_logits, objective_logits, objective_loss
+from magicarp_nb.objectives import (
+    OBJECTIVES,
+    contrastive_accuracy,
+    make_objective,
+    masked_logits,
+    objective_logits,
+    objective_loss,
+)
 from .retrieval import evaluate_pairs
 from .runfiles import run_lock, start_run
 from .checkpoints import load_model_weights
-from .runtime import quiet_transformers, seed_everything
-from .schedulers import Phase, PhaseScheduler, set_schedule
+from .runtime import quiet_transformers, seed_everything, tracker_names
+from .schedulers import SCHEDULES, Phase, PhaseScheduler, set_schedule
 from .trainer import RESUME_MAY_CHANGE, Trainer, TrainResult
 
 # %% auto #0
 __all__ = ['CarpModel', 'build_carp', 'has_mlm_phase', 'carp_run_name', 'carp_step', 'mlm_step', 'carp_phases', 'train_carp',
-           'load_carp']
+           'load_carp', 'check_carp']
 
 # %% ../nbs/14_carp.ipynb #c006
 class CarpModel(nn.Module):
@@ -301,3 +308,17 @@ def load_carp(checkpoint) -> tuple:
         model, tok, max_length = build_carp(cfg, folders)
     load_model_weights(model, checkpoint)
     return model.eval(), tok, max_length
+
+# %% ../nbs/14_carp.ipynb #c022
+def check_carp(cfg: CarpConfig) -> CarpConfig:
+    "`cfg` when every name it gives is registered and its settings fit together; else an error naming the key."
+    check_name(cfg.objective.name, OBJECTIVES, "objective.name")
+    check_name(cfg.data.pipeline, PAIR_PIPELINES, "data.pipeline")
+    check_name(cfg.train.schedule, SCHEDULES, "train.schedule")
+    tracker_names(cfg.train.report_to)
+    has_mlm_phase(cfg)
+    if cfg.train.deepspeed:
+        deepspeed_config(cfg.train.deepspeed)
+    if cfg.data.pipeline == "table" and not cfg.data.source:
+        raise ConfigValueError("data.pipeline=table reads a table: set data.source (a local file or folder)")
+    return cfg

@@ -21,9 +21,9 @@ from .runtime import quiet_transformers
 
 # %% auto #0
 __all__ = ['MANIFEST', 'MANIFEST_FORMAT', 'CheckpointError', 'write_manifest', 'checkpoint_problem', 'verify_checkpoint',
-           'list_checkpoints', 'latest_checkpoint', 'save_model_weights', 'load_model_weights', 'save_torch_state',
-           'load_torch_state', 'TrainState', 'read_train_state', 'write_train_state', 'resume_position', 'read_json',
-           'load_state_into', 'intact_checkpoint', 'set_aside', 'best_checkpoint']
+           'recorded_sha256', 'list_checkpoints', 'latest_checkpoint', 'save_model_weights', 'load_model_weights',
+           'save_torch_state', 'load_torch_state', 'TrainState', 'read_train_state', 'write_train_state',
+           'resume_position', 'read_json', 'load_state_into', 'intact_checkpoint', 'set_aside', 'best_checkpoint']
 
 # %% ../nbs/02b_checkpoints.ipynb #c006
 MANIFEST = "files.json"  # written last into a checkpoint: the size and sha256 of every other file in it
@@ -98,6 +98,17 @@ def verify_checkpoint(folder) -> Path:
     if problem:
         raise CheckpointError(f"checkpoint {folder} cannot be trusted: {problem}")
     return Path(folder)
+
+
+def recorded_sha256(folder, name: str = "model.safetensors") -> str:
+    "The sha256 that checkpoint `folder`'s manifest records for file `name`, once the cheap check passes."
+    problem = checkpoint_problem(folder)
+    if problem:
+        raise CheckpointError(f"checkpoint {folder} cannot be trusted: {problem}")
+    files = _manifest(Path(folder))
+    if name not in files:
+        raise CheckpointError(f"checkpoint {folder} has no {name}")
+    return files[name]["sha256"]
 
 # %% ../nbs/02b_checkpoints.ipynb #c010
 def list_checkpoints(run_dir) -> list[Path]:

@@ -8,27 +8,53 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
 
 from .analyze import analyze, experiment_dirs, progress_table
+from .anymodel import collect_cli
 from .carp_eval import encode_run
 from .collect import collect_checkpoint
-from .config import config_yaml, list_presets, load_config
+from .config import ConfigTypeError, config_yaml, list_presets, load_config
 from .distributed import barrier, launch_local, process_group, rank_of
 from .runfiles import stats_path
 from .gradcache import check_distributed_step
-from .launch import default_run_dir, grid_cli, resolve_run_name, run_notebook, select_checkpoints, train
+from .launch import grid_parser, check_config, default_run_dir, grid_cli, resolve_run_name
+from .launch import run_notebook, select_checkpoints, train
 from .measures import GROUPS
 import torch
 
 # %% auto #0
-__all__ = ['analyze_command', 'check_report', 'check_distributed', 'train_command', 'collect_command', 'encode_command', 'main']
+__all__ = ['EXPECTED_ERRORS', 'comma_list', 'analyze_command', 'check_report', 'check_distributed', 'train_command',
+           'collect_command', 'encode_command', 'cli_words', 'guarded', 'run_command', 'main', 'grid_main',
+           'collect_model_main']
 
 # %% ../nbs/32_cli.ipynb #c005
+def comma_list(*choices: str):
+    "An argparse type: comma-separated values, each one of `choices` (a typo is a usage error naming them)."
+
+    def parse(text: str) -> tuple:
+        values = tuple(v.strip() for v in text.split(",") if v.strip())
+        bad = [v for v in values if v not in choices]
+        if bad or not values:
+            raise argparse.ArgumentTypeError(f"{text!r}: choose comma-separated values from {', '.join(choices)}")
+        return values
+
+    return parse
+
+
+def _shard_spec(text: str) -> tuple:
+    i, sep, n = text.partition("/")
+    if not (sep and i.isdigit() and n.isdigit() and int(i) < int(n)):
+        raise argparse.ArgumentTypeError(f"{text!r} is not of the form i/n with 0 ≤ i < n (e.g. 0/4)")
+    return int(i), int(n)
+
+
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="magicarp", description="magicarp_nb from the command line.")
+    ap.add_argument("--debug", action="store_true", help="a failure prints its traceback (also: MAGICARP_DEBUG=1)")
     sub = ap.add_subparsers(dest="command", required=True)
     t = sub.add_parser("train", help="train a preset into its run folder (resumes when the folder has a checkpoint)")
     t.add_argument("preset", help=f"a shipped preset ({', '.join(list_presets())}) or a YAML file")
@@ -40,9 +66,10 @@ def _parser() -> argparse.ArgumentParser:
     c = sub.add_parser("collect", help="collect the collapse statistics of a CLM run's checkpoints")
     c.add_argument("run_dir")
     c.add_argument("--checkpoints", default="last", help="'last', 'all' or comma-separated steps")
-    c.add_argument("--stages", default="train,val")
-    c.add_argument("--shard", default="", help="i/n: the i-th of n shards of the train pass")
+    c.add_argument("--stages", default=("train", "val"), type=comma_list("train", "val"), help="train, val or both")
+    c.add_argument("--shard", default=None, type=_shard_spec, help="i/n: the i-th of n shards of the train pass")
     c.add_argument("--batch-size", type=int, default=32)
+    c.add_argument("--no-resume", action="store_true", help="collect again: ignore finished and partial statistics")
     a = sub.add_parser("analyze", help="fill <experiment>/analysis.csv from the collected statistics")
     _analyze_arguments(a)
     f = sub.add_parser("figures", help="draw an experiment's figures (executes the run_figures notebook)")
@@ -69,6 +96,7 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--backend", default=None, choices=["gloo", "nccl"], help="default: NCCL on GPUs, gloo on CPU")
     d.add_argument("--global-batch", type=int, default=8, help="pairs in the global batch")
     d.add_argument("--microbatch-size", type=int, default=2, help="items per encoder forward")
+    ap.commands = dict(sub.choices)  # each command's parser, to name its flags in error messages
     return ap
 
 # %% ../nbs/32_cli.ipynb #c006
@@ -81,7 +109,7 @@ def _analyze_arguments(a: argparse.ArgumentParser) -> None:
     a.add_argument("--device", default=None, help="where the measures are computed: cpu, cuda, cuda:N, auto")
     a.add_argument("--min-per-class", type=int, default=1, help="classes with fewer train tokens are left out")
     a.add_argument("--max-per-class", type=int, default=None, help="classes with this many or more are left out")
-    a.add_argument("--kernels", default="log", help="comma-separated: log, riesz")
+    a.add_argument("--kernels", default=("log",), type=comma_list("log", "riesz"), help="comma-separated: log, riesz")
     a.add_argument("--dist-exp", type=float, default=2, help="1: Galanti et al.'s CDNV instead of the paper's")
     a.add_argument("--force", action="store_true", help="recompute every cell")
     a.add_argument("--report", action="store_true", help="first print what is collected per checkpoint")
@@ -108,7 +136,7 @@ def analyze_command(ap: argparse.ArgumentParser, a) -> int:
         a.out_csv,
         a.min_per_class,
         a.max_per_class,
-        tuple(a.kernels.split(",")),
+        a.kernels,
         a.dist_exp,
         a.force,
         groups=a.groups,
@@ -163,14 +191,13 @@ def train_command(cfg, run_dir: Path, resume: bool = True) -> int:
 # %% ../nbs/32_cli.ipynb #c010
 def collect_command(a: argparse.Namespace) -> None:
     "`magicarp collect`: in one process, or under torchrun each rank collects its shard of the train pass."
-    shard = tuple(int(x) for x in a.shard.split("/")) if a.shard else None
-    stages, world = tuple(a.stages.split(",")), int(os.environ.get("WORLD_SIZE", 1))
+    shard, stages, world = a.shard, a.stages, int(os.environ.get("WORLD_SIZE", 1))
     if world == 1:
         for ck in select_checkpoints(a.run_dir, a.checkpoints):
-            collect_checkpoint(ck, stages, batch_size=a.batch_size, shard=shard)
+            collect_checkpoint(ck, stages, batch_size=a.batch_size, shard=shard, resume=not a.no_resume)
         return
     if shard is not None:
-        raise SystemExit("--shard and torchrun both split the train pass: use one of them")
+        raise ValueError("--shard and torchrun both split the train pass: use one of them")
     with process_group(timeout_s=24 * 3600) as group:  # the other ranks wait while rank 0 merges and validates
         rank = rank_of(group)
         for ck in select_checkpoints(a.run_dir, a.checkpoints):
@@ -178,7 +205,7 @@ def collect_command(a: argparse.Namespace) -> None:
                 collect_checkpoint(ck, ("train",), batch_size=a.batch_size, shard=(rank, world), progress=rank == 0)
             barrier(group)
             if rank == 0:  # merges the shards into the train statistics, then the validation pass
-                collect_checkpoint(ck, stages, batch_size=a.batch_size)
+                collect_checkpoint(ck, stages, batch_size=a.batch_size, resume=not a.no_resume)
             barrier(group)
 
 # %% ../nbs/32_cli.ipynb #c011
@@ -205,17 +232,52 @@ def encode_command(a: argparse.Namespace) -> Path:
     print(f"{n} embeddings in {out} ({time.perf_counter() - t0:.1f} s with loading the checkpoint)")
     return out
 
-# %% ../nbs/32_cli.ipynb #c012
-def main(argv=None) -> int:
-    "The `magicarp` command; returns the exit status."
-    argv = list(sys.argv[1:] if argv is None else argv)
+# %% ../nbs/32_cli.ipynb #c013
+EXPECTED_ERRORS = (ValueError, KeyError, OSError, RuntimeError, FloatingPointError, ImportError, ConfigTypeError)
+"What a command's user can cause and mend: a config, a missing or damaged file, a refused lock, a full disk."
+
+
+def _flags(ap: argparse.ArgumentParser, argv: list) -> set:
+    "The option flags of the command `argv` runs (`--force`, `--batch-size`, ...), to name them in messages."
+    commands = {"grid": grid_parser(), **ap.commands}
+    chosen = commands.get(next((x for x in argv if not x.startswith("-")), ""), ap)
+    return set(re.findall(r"--[a-z][a-z0-9-]*", chosen.format_help()))
+
+
+def cli_words(message: str, flags: set) -> str:
+    "`message` with Python spellings of arguments (`force=True`, `batch_size=16`) as the command's flags."
+
+    def flag(m):
+        name, value = m[1].replace("_", "-"), m[2]
+        said = {"True": f"--{name}", "False": f"--no-{name}"}.get(value, f"--{name} {value}")
+        return said if said.split()[0] in flags else m[0]
+
+    return re.sub(r"\b([a-z][a-z0-9_]*)=(True|False|[\w.\-/]+)", flag, message)
+
+
+def guarded(run, debug: bool = False, flags: set = frozenset()) -> int:
+    "`run()`'s exit status; an expected failure is printed as one line `error: …` on stderr and returns 1."
+    try:
+        return run() or 0
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+    except EXPECTED_ERRORS as e:
+        if debug:
+            raise
+        text = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
+        print(f"error: {' '.join(cli_words(str(text), flags).split())}", file=sys.stderr)
+        return 1
+
+# %% ../nbs/32_cli.ipynb #c014
+def run_command(argv: list) -> int:
+    "Parse and run one `magicarp` command; failures raise (`main` reports them)."
     if argv[:1] == ["grid"]:
-        grid_cli(argv[1:])
-        return 0
+        return grid_cli(argv[1:])
     ap = _parser()
     a = ap.parse_args(argv)
     if a.command == "train":
-        cfg = resolve_run_name(load_config(a.preset, a.overrides))
+        cfg = resolve_run_name(check_config(load_config(a.preset, a.overrides)))  # every name resolved: no typo runs
         run_dir = Path(a.run_dir) if a.run_dir else default_run_dir(cfg, a.runs_root)
         if a.dry_run:
             print(f"# run folder: {run_dir}\n{config_yaml(cfg)}", end="")
@@ -232,6 +294,31 @@ def main(argv=None) -> int:
     elif a.command == "check-distributed":
         return check_distributed(a.nproc, a.tolerance, a.backend, a.global_batch, a.microbatch_size)
     return 0
+
+
+def _argv(argv) -> tuple[list, bool]:
+    "The arguments without `--debug`, and whether to show tracebacks (`--debug` or MAGICARP_DEBUG)."
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv or os.environ.get("MAGICARP_DEBUG", "") not in ("", "0")
+    return [x for x in argv if x != "--debug"], debug
+
+
+def main(argv=None) -> int:
+    "The `magicarp` command: its exit status; an expected failure is one line `error: …` (`--debug`: the traceback)."
+    argv, debug = _argv(argv)
+    return guarded(lambda: run_command(argv), debug, _flags(_parser(), argv))
+
+
+def grid_main(argv=None) -> int:
+    "The `magicarp-grid` command, with `magicarp`'s error reporting."
+    argv, debug = _argv(argv)
+    return guarded(lambda: grid_cli(argv), debug, _flags(_parser(), ["grid"]))
+
+
+def collect_model_main(argv=None) -> int:
+    "The `magicarp-collect` command (any Hugging Face causal LM), with `magicarp`'s error reporting."
+    argv, debug = _argv(argv)
+    return guarded(lambda: collect_cli(argv), debug)
 
 
 if __name__ == "__main__" and "__file__" in globals():  # `python -m magicarp_nb.cli`, not a notebook kernel

@@ -10,22 +10,24 @@ import json
 import math
 import shutil
 import time
+import warnings
 from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 from transformers import AutoModelForCausalLM, GPTNeoConfig, GPTNeoForCausalLM
 
-from .config import CLMConfig, CLMModelConfig, config_yaml, load_config
+from .config import CLMConfig, CLMModelConfig, ConfigValueError, check_name, config_yaml, load_config
 from .data import load_tokenizer, prepare_text_blocks, unigram_cross_entropy, unigram_entropy
 from .objectives import simctg_loss
 from .runfiles import arch_name, has_checkpoints, replace_dir, run_lock, start_run, writing
 from .distributed import all_gather, all_reduce_sum, barrier, rank_of, world_size_of
-from .runtime import quiet_transformers, resolve_device, seed_everything
+from .runtime import quiet_transformers, resolve_device, seed_everything, tracker_names
+from .schedulers import SCHEDULES
 from .trainer import RESUME_MAY_CHANGE, Trainer, TrainResult
 
 # %% auto #0
-__all__ = ['clm_run_name', 'neo_config', 'evaluate_clm', 'clm_step', 'train_clm', 'load_clm']
+__all__ = ['clm_run_name', 'neo_config', 'evaluate_clm', 'clm_step', 'train_clm', 'check_clm', 'load_clm']
 
 # %% ../nbs/20_clm.ipynb #c006
 def clm_run_name(cfg: CLMConfig) -> str:
@@ -177,9 +179,27 @@ def train_clm(
             "unigram_entropy": unigram_entropy(train, len(tok)),
             "unigram_val_cross_entropy": unigram_cross_entropy(train, valid, len(tok)),
         }
+        info["weak"] = not state.metrics.get("eval_loss", math.inf) < info["unigram_entropy"]
+        if info["weak"]:  # recorded and said, never fatal: one weak run of a grid must not stop the others
+            warnings.warn(
+                f"{run_dir} is a weak run: its validation loss {state.metrics.get('eval_loss', math.nan):.3f} is not "
+                f"below the unigram entropy {info['unigram_entropy']:.3f} (it did not learn to use the context)",
+                stacklevel=2,
+            )
         return TrainResult(run_dir, state.metrics, info, time.time() - t0, trainer)
 
-# %% ../nbs/20_clm.ipynb #c017
+# %% ../nbs/20_clm.ipynb #c016
+def check_clm(cfg: CLMConfig) -> CLMConfig:
+    "`cfg` when every name it gives is registered and its architecture is buildable; else an error naming the key."
+    check_name(cfg.train.schedule, SCHEDULES, "train.schedule")
+    tracker_names(cfg.train.report_to)
+    if cfg.model.width % cfg.model.n_head:
+        raise ConfigValueError(f"model.n_head={cfg.model.n_head} must divide model.width={cfg.model.width}")
+    if cfg.train.deepspeed:
+        raise ConfigValueError("train.deepspeed is for CARP runs; a causal-LM run has no DeepSpeed engine yet")
+    return cfg
+
+# %% ../nbs/20_clm.ipynb #c020
 def load_clm(checkpoint) -> tuple:
     "`(model, tokenizer)` from a checkpoint folder (any Hugging Face causal LM saved with its tokenizer)."
     checkpoint = Path(checkpoint)

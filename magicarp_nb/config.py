@@ -25,9 +25,9 @@ import yaml
 # %% auto #0
 __all__ = ['CONFIGS', 'CarpTrainConfig', 'PRESET_DIR', 'opt', 'ConfigKeyError', 'ConfigTypeError', 'ConfigValueError',
            'range_text', 'check_range', 'from_dict', 'to_dict', 'parse_overrides', 'apply_overrides', 'registrar',
-           'register_config', 'with_defaults', 'TrainConfig', 'CLMModelConfig', 'TextDataConfig', 'CLMConfig',
-           'EncoderConfig', 'ObjectiveConfig', 'PairDataConfig', 'CarpConfig', 'list_presets', 'load_config',
-           'config_yaml', 'config_table']
+           'check_name', 'register_config', 'with_defaults', 'TrainConfig', 'CLMModelConfig', 'TextDataConfig',
+           'CLMConfig', 'EncoderConfig', 'ObjectiveConfig', 'PairDataConfig', 'CarpConfig', 'list_presets',
+           'load_config', 'config_yaml', 'config_table']
 
 # %% ../nbs/00_config.ipynb #c006
 def opt(
@@ -330,6 +330,21 @@ def registrar(table: dict):
         return deco
 
     return register
+
+
+def check_name(
+    value: str,  # the name a config gives
+    table: dict,  # the registry it must name an entry of
+    key: str,  # the dotted config key, for the error
+) -> str:
+    "`value` when it names an entry of `table`; else a `ConfigValueError` naming `key`, the closest name and all."
+    if value not in table:
+        close = difflib.get_close_matches(str(value), list(table), n=1, cutoff=0.5)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        raise ConfigValueError(
+            f"config field '{key}' is {value!r}, which is not registered{hint} choose from {sorted(table)}"
+        )
+    return value
 
 # %% ../nbs/00_config.ipynb #c024
 CONFIGS: dict[str, type] = {}

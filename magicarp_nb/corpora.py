@@ -20,10 +20,10 @@ import datasets
 from fastcore.basics import patch
 
 from .runfiles import atomic_write
-from .sources import cache_dir, read_dataset, read_texts, split_validation, texts_dataset
+from .sources import cache_dir, check_text_column, read_dataset, read_texts, split_validation, texts_dataset
 
 # %% auto #0
-__all__ = ['generate_story', 'generate_stories', 'load_text_corpus', 'documented_functions', 'extract_stdlib_pairs']
+__all__ = ['generate_story', 'generate_stories', 'load_text_corpus', 'corpus_of', 'documented_functions', 'extract_stdlib_pairs']
 
 # %% ../nbs/04_corpora.ipynb #c006
 _GIRLS = (
@@ -567,6 +567,7 @@ def load_text_corpus(
                 f"corpus {source!r} split '{name}' has no column '{text_column}'; "
                 f"columns: {ds.column_names} (set data.text_column)"
             )
+        check_text_column(ds, text_column, f"corpus {source!r} split '{name}'", "data.text_column")
         if text_column != "text":
             ds = ds.rename_column(text_column, "text")
         keep = [c for c in ds.column_names if c != "text"]
@@ -583,7 +584,14 @@ def load_text_corpus(
             raise ValueError(f"corpus {source!r} has no non-empty texts in split '{name}'")
     return datasets.DatasetDict(train=dsd["train"], validation=dsd["validation"])
 
-# %% ../nbs/04_corpora.ipynb #c044
+# %% ../nbs/04_corpora.ipynb #c036
+def corpus_of(data_cfg) -> datasets.DatasetDict:
+    "The corpus a `config.TextDataConfig` describes, every one of its corpus fields passed (the one place that does)."
+    c = data_cfg
+    return load_text_corpus(c.corpus, c.n_stories, c.corpus_seed, c.val_fraction, c.text_column, c.separator,
+                            c.max_texts, c.difficulty)  # fmt: skip
+
+# %% ../nbs/04_corpora.ipynb #c045
 _STDLIB_SKIP_DIRS = frozenset({"test", "tests", "idle_test", "__pycache__", "site-packages", "dist-packages"})
 _EXTRACTOR_VERSION = 1  # bump when the extraction changes, so that old caches are not reused
 
@@ -635,7 +643,7 @@ def _python_files(root: Path) -> list[Path]:
         files += [Path(folder) / n for n in sorted(names) if n.endswith(".py") and not n.startswith("test_")]
     return files
 
-# %% ../nbs/04_corpora.ipynb #c045
+# %% ../nbs/04_corpora.ipynb #c046
 def extract_stdlib_pairs(
     root=None,  # a folder of Python modules (default: this interpreter's standard library)
     cache: bool = True,  # read and write the cache (see `cache_dir`)

@@ -18,8 +18,8 @@ from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, 
 from transformers import AutoTokenizer, DataCollatorForLanguageModeling, PreTrainedTokenizerFast
 
 from .config import registrar
-from .corpora import extract_stdlib_pairs, load_text_corpus
-from .sources import read_dataset, require_hub
+from .corpora import extract_stdlib_pairs, corpus_of
+from .sources import check_text_column, read_dataset, require_hub
 
 # %% auto #0
 __all__ = ['EOT', 'PAIR_PIPELINES', 'register_pair_pipeline', 'train_bpe_tokenizer', 'load_tokenizer', 'tokenizer_fingerprint',
@@ -77,7 +77,14 @@ def load_tokenizer(name_or_path: str) -> PreTrainedTokenizerFast:
             f"tokenizer {name_or_path!r}",
             "Point data.tokenizer at a local folder saved with save_pretrained, or use data.tokenizer=bpe.",
         )
-    tok = AutoTokenizer.from_pretrained(name_or_path)
+    try:
+        tok = AutoTokenizer.from_pretrained(name_or_path)
+    except Exception as e:  # a damaged tokenizer.json or config raises whatever the parser of that file raises
+        if not Path(name_or_path).exists():
+            raise
+        raise ValueError(
+            f"cannot load the tokenizer in {name_or_path} ({type(e).__name__}: {e}); it is damaged"
+        ) from None
     if tok.eos_token_id is None:
         raise ValueError(f"tokenizer {name_or_path!r} has no end-of-text (eos) token; packing needs one")
     return tok
@@ -164,16 +171,7 @@ def prepare_text_blocks(
     tokenizer_dir=None,  # folder of a saved tokenizer to reuse, or where to save a new one
 ) -> tuple:
     "Corpus → tokenizer → packed blocks: returns `(tokenizer, train_blocks, validation_blocks, fingerprint)`."
-    corpus = load_text_corpus(
-        data_cfg.corpus,
-        n_stories=data_cfg.n_stories,
-        seed=data_cfg.corpus_seed,
-        val_fraction=data_cfg.val_fraction,
-        text_column=data_cfg.text_column,
-        separator=data_cfg.separator,
-        max_texts=data_cfg.max_texts,
-        difficulty=getattr(data_cfg, "difficulty", 0),
-    )
+    corpus = corpus_of(data_cfg)
     saved = tokenizer_dir is not None and (Path(tokenizer_dir) / "tokenizer.json").exists()
     if saved:
         tok = load_tokenizer(str(tokenizer_dir))
@@ -219,6 +217,8 @@ def table_pipeline(cfg) -> datasets.DatasetDict:
                 f"pairs {cfg.source!r} split '{split}' has no column {missing[0]!r}; columns: {ds.column_names} "
                 "(set data.passage_column, data.review_column and data.label_column)"
             )
+        for column, key in ((cfg.passage_column, "data.passage_column"), (cfg.review_column, "data.review_column")):
+            check_text_column(ds, column, f"pairs {cfg.source!r} split '{split}'", key)
         passages = [p or "" for p in ds[cfg.passage_column]]
         cols = {"passage": passages, "review": [r or "" for r in ds[cfg.review_column]], "group": passages}
         if cfg.label_column:  # labels are kept as text, so 3 and "3" are one class
@@ -314,7 +314,7 @@ def load_pairs(cfg) -> PairSplits:
             )
     return PairSplits(train, validation, {**report, "train": len(train), "validation": len(validation)})
 
-# %% ../nbs/05_data.ipynb #c035
+# %% ../nbs/05_data.ipynb #c036
 def duplicate_mask(
     passage_keys: torch.Tensor,  # (B,) one id per distinct passage
     review_keys: torch.Tensor,  # (B,) one id per distinct review
@@ -342,7 +342,7 @@ def _keys(seqs: list) -> torch.Tensor:
     ids = {}
     return torch.tensor([ids.setdefault(tuple(s), len(ids)) for s in seqs], dtype=torch.long)
 
-# %% ../nbs/05_data.ipynb #c036
+# %% ../nbs/05_data.ipynb #c037
 class TokenizedPairs:
     "Pairs as token ids truncated to `max_length` tokens; `collate` makes padded batches with a duplicate mask."
 
@@ -396,7 +396,7 @@ class TokenizedPairs:
             h.update(np.asarray(seq, dtype=np.int64).tobytes() + b"|")
         return h.hexdigest()
 
-# %% ../nbs/05_data.ipynb #c043
+# %% ../nbs/05_data.ipynb #c044
 def _seeded_generator(*key) -> torch.Generator:
     return torch.Generator().manual_seed(int(hashlib.sha256(repr(key).encode()).hexdigest()[:15], 16))
 

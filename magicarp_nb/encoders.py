@@ -45,6 +45,22 @@ def resolve_backbone(name: str) -> str:
     return name
 
 
+def _checked_override(key: str, value, old):
+    "`value` for config field `key` when it has the type of the backbone's own value and a size is positive."
+    same = type(value) is type(old) or (isinstance(old, float) and type(value) is int) or old is None
+    if not same:
+        raise TypeError(
+            f"encoder.backbone_overrides.{key}={value!r} is a {type(value).__name__}; the backbone's is a "
+            f"{type(old).__name__} ({old!r})"
+        )
+    sized = key.startswith("num_") or key.endswith(("_size", "_layers", "_heads", "_embeddings"))
+    if isinstance(value, int) and not isinstance(value, bool) and sized and value < 1:
+        raise ValueError(f"encoder.backbone_overrides.{key}={value} must be ≥ 1 (the backbone's is {old})")
+    if isinstance(value, float) and ("dropout" in key or key.endswith("_prob")) and not 0 <= value < 1:
+        raise ValueError(f"encoder.backbone_overrides.{key}={value} must be ≥ 0 and < 1")
+    return value
+
+# %% ../nbs/10_encoders.ipynb #c007
 def backbone_config(
     name: str,  # see `resolve_backbone`
     overrides: dict | None = None,  # config fields to change, e.g. {"num_hidden_layers": 1}
@@ -56,7 +72,7 @@ def backbone_config(
     for key, value in (overrides or {}).items():
         if key not in known:
             raise KeyError(f"backbone {name!r} has no config field '{key}' (encoder.backbone_overrides)")
-        setattr(config, key, value)
+        setattr(config, key, _checked_override(key, value, known[key]))
     if dropout is not None:
         for key, value in known.items():
             if "dropout" in key and isinstance(value, float):
@@ -85,7 +101,7 @@ def load_backbone(
         hf_logging.set_verbosity(verbosity)
     return model, AutoTokenizer.from_pretrained(path)
 
-# %% ../nbs/10_encoders.ipynb #c009
+# %% ../nbs/10_encoders.ipynb #c010
 POOLINGS: dict[str, Callable] = {}
 
 
@@ -121,7 +137,7 @@ def last_pool(hidden, mask):
     last = (mask.bool() * (pos + 1)).argmax(1)  # index of the last real token, whichever side is padded
     return hidden[torch.arange(len(hidden), device=hidden.device), last]
 
-# %% ../nbs/10_encoders.ipynb #c012
+# %% ../nbs/10_encoders.ipynb #c013
 class MLPProjection(nn.Module):
     "magiCARP's projection head: `LayerNorm(W2·GELU(W1·x) dropped out + W1·x)`."
 
@@ -168,7 +184,7 @@ def make_projection(
         return DirectProjection(d_out)
     raise KeyError(f"unknown projection '{kind}'; choose none, linear, mlp or direct")
 
-# %% ../nbs/10_encoders.ipynb #c015
+# %% ../nbs/10_encoders.ipynb #c016
 def trim_padding(batch: dict) -> dict:
     "`batch` without the trailing columns that are padding in every row (right padding)."
     mask = batch["attention_mask"]
@@ -227,7 +243,7 @@ class TextEncoder(nn.Module):
         parts = [self._encode({k: v[idx] for k, v in batch.items()}) for idx in order.split(self.chunk_size)]
         return torch.cat(parts)[torch.argsort(order)]
 
-# %% ../nbs/10_encoders.ipynb #c017
+# %% ../nbs/10_encoders.ipynb #c018
 class MixedMLMEncoder(TextEncoder):
     "A `TextEncoder` whose backbone also carries its masked-LM head: embeddings for CARP, token predictions for MLM."
 
@@ -260,7 +276,7 @@ class MixedMLMEncoder(TextEncoder):
         logits = self.mlm_logits(batch)
         return F.cross_entropy(logits.flatten(0, 1).float(), batch["labels"].flatten(), reduction=reduction)
 
-# %% ../nbs/10_encoders.ipynb #c018
+# %% ../nbs/10_encoders.ipynb #c019
 def context_length(backbone: nn.Module, tokenizer) -> int:
     "The longest input the backbone takes: its position table, or the tokenizer's limit when smaller."
     n = getattr(backbone.config, "max_position_embeddings", None) or tokenizer.model_max_length

@@ -7,32 +7,33 @@ from __future__ import annotations
 
 import argparse
 import importlib.resources
+import json
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+import pandas as pd
 import papermill as pm
 import submitit
 import torch
 
 from .analyze import analyze
-from .carp import carp_run_name, train_carp
+from .carp import carp_run_name, check_carp, train_carp
 from .carp_eval import evaluate_run
-from .clm import clm_run_name, train_clm
+from .clm import check_clm, clm_run_name, train_clm
 from .collect import collect_checkpoint
 from .config import apply_overrides, load_config
 from .figures import experiment_figures
-from .runfiles import checkpoint_step
-from .checkpoints import list_checkpoints
+from .runfiles import atomic_write, checkpoint_step
+from .checkpoints import best_checkpoint, list_checkpoints
 from .trainer import TrainResult
-from .checkpoints import best_checkpoint
 
 # %% auto #0
-__all__ = ['TASKS', 'Task', 'run_name', 'default_run_dir', 'resolve_run_name', 'train', 'runner_path', 'run_notebook', 'grid',
-           'select_checkpoints', 'train_stage', 'collect_stage', 'analyze_stage', 'eval_stage', 'grid_specs',
-           'submit_grid', 'grid_runs', 'executor_params', 'grid_cli']
+__all__ = ['TASKS', 'Task', 'run_name', 'default_run_dir', 'resolve_run_name', 'check_config', 'train', 'runner_path',
+           'run_notebook', 'grid', 'select_checkpoints', 'train_stage', 'collect_stage', 'analyze_stage', 'eval_stage',
+           'grid_specs', 'submit_grid', 'grid_parser', 'grid_runs', 'executor_params', 'grid_summary', 'grid_cli']
 
 # %% ../nbs/31_launch.ipynb #c006
 @dataclass(frozen=True)
@@ -41,11 +42,12 @@ class Task:
 
     train: Callable  # (cfg, run_dir, resume=True, callbacks=()) -> TrainResult
     run_name: Callable  # (cfg) -> the run folder's name
+    check: Callable  # (cfg) -> cfg, every name it gives resolved: a typo fails before any work
 
 
 TASKS: dict[str, Task] = {
-    "clm": Task(train_clm, clm_run_name),
-    "carp": Task(train_carp, carp_run_name),
+    "clm": Task(train_clm, clm_run_name, check_clm),
+    "carp": Task(train_carp, carp_run_name, check_carp),
 }
 "Every task, by the name its presets give in `task:`."
 
@@ -71,9 +73,18 @@ def resolve_run_name(cfg):
     return cfg if cfg.run_name else apply_overrides(cfg, {"run_name": run_name(cfg)})
 
 
+def check_config(cfg):
+    "`cfg` when every name it gives resolves (objective, schedule, pipeline, trackers, ...); else an error naming it."
+    return _task(cfg).check(cfg)
+
+
 def train(cfg, run_dir, resume: bool = True, **kwargs) -> TrainResult:
-    "Train `cfg` into `run_dir` with its task's trainer."
-    return _task(cfg).train(resolve_run_name(cfg), run_dir, resume=resume, **kwargs)
+    "Train `cfg` into `run_dir` with its task's trainer (checked first); rank 0 leaves `summary.json` in the run."
+    result = _task(cfg).train(resolve_run_name(check_config(cfg)), run_dir, resume=resume, **kwargs)
+    if result.trainer.rank == 0:
+        plain = {k: v for k, v in result.summary().items() if isinstance(v, (bool, int, float, str))}
+        atomic_write(Path(run_dir) / "summary.json", json.dumps(plain, indent=1))
+    return result
 
 # %% ../nbs/31_launch.ipynb #c009
 def runner_path(name: str, nbs_dir=None) -> Path:
@@ -113,7 +124,7 @@ def run_notebook(
     )
     return out
 
-# %% ../nbs/31_launch.ipynb #c016
+# %% ../nbs/31_launch.ipynb #c018
 def grid(depths, widths, seeds) -> list[tuple[int, int, int]]:
     "Every (depth, width, seed) of a product grid."
     return [(d, w, s) for d in depths for w in widths for s in seeds]
@@ -121,6 +132,8 @@ def grid(depths, widths, seeds) -> list[tuple[int, int, int]]:
 
 def select_checkpoints(run_dir, which="last") -> list[Path]:
     "Checkpoints of a run: 'last', 'all', 'best' (`train.save_best`), or comma-separated steps ('193,386')."
+    if not Path(run_dir).is_dir():
+        raise FileNotFoundError(f"run folder {run_dir} does not exist")
     cks = list_checkpoints(run_dir)
     if not cks:
         raise FileNotFoundError(f"{run_dir} has no checkpoints; train it first")
@@ -136,7 +149,7 @@ def select_checkpoints(run_dir, which="last") -> list[Path]:
         raise FileNotFoundError(f"{run_dir} has checkpoints {[c.name for c in cks]}; asked for steps {sorted(steps)}")
     return chosen
 
-# %% ../nbs/31_launch.ipynb #c019
+# %% ../nbs/31_launch.ipynb #c021
 def train_stage(spec: dict) -> str:
     "Job: train one run of the grid."
     _limit_threads(spec)
@@ -203,7 +216,7 @@ def _limit_threads(spec: dict) -> None:
         os.environ["OMP_NUM_THREADS"] = str(spec["threads"])
         torch.set_num_threads(spec["threads"])
 
-# %% ../nbs/31_launch.ipynb #c021
+# %% ../nbs/31_launch.ipynb #c023
 def _submit(executor, fn, specs: list, after: list, parallel: int | None = None) -> list:
     "Submit `fn` over `specs` as a job array after the jobs `after` succeed, at most `parallel` at a time."
     if not specs:
@@ -226,7 +239,7 @@ def _submit(executor, fn, specs: list, after: list, parallel: int | None = None)
                 job.result()
     return jobs
 
-# %% ../nbs/31_launch.ipynb #c022
+# %% ../nbs/31_launch.ipynb #c024
 def grid_specs(
     runs,  # (depth, width, seed) triples
     preset: str,  # base preset of every run
@@ -262,7 +275,7 @@ def grid_specs(
         )
     return specs
 
-# %% ../nbs/31_launch.ipynb #c023
+# %% ../nbs/31_launch.ipynb #c025
 def submit_grid(
     runs,  # (depth, width, seed) triples, e.g. grid((1, 2), (64, 128, 256), (0,))
     preset: str = "clm-tiny",  # base preset of every run
@@ -302,7 +315,7 @@ def submit_grid(
     jobs["analyze"] = _submit(executor, analyze_stage, [spec], jobs["collect"])
     return jobs
 
-# %% ../nbs/31_launch.ipynb #c035
+# %% ../nbs/31_launch.ipynb #c037
 def _extra_spec(text: str) -> str:
     "An `--extra` value checked for the form DxW:s1,s2 (argparse reports a bad one as a usage error)."
     arch, sep, seeds = text.partition(":")
@@ -312,7 +325,7 @@ def _extra_spec(text: str) -> str:
     return text
 
 
-def _grid_parser() -> argparse.ArgumentParser:
+def grid_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="magicarp-grid", description="Train, collect and analyse a grid of runs.")
     ap.add_argument("--preset", default="clm-tiny")
     ap.add_argument("--depths", type=int, nargs="+", default=[1, 2])
@@ -342,7 +355,7 @@ def _grid_parser() -> argparse.ArgumentParser:
     ap.add_argument("--analyze-device", default=None, help="where the analysis computes: cpu, cuda, auto")
     return ap
 
-# %% ../nbs/31_launch.ipynb #c036
+# %% ../nbs/31_launch.ipynb #c038
 def grid_runs(a) -> list[tuple[int, int, int]]:
     "The runs of parsed grid arguments: the product grid, then `--extra` seeds of single architectures."
     runs = grid(a.depths, a.widths, a.seeds)
@@ -362,9 +375,22 @@ def executor_params(pairs: list) -> dict:
     return params
 
 
-def grid_cli(argv=None):
-    "Command line for `submit_grid`."
-    a = _grid_parser().parse_args(argv)
+def grid_summary(specs: list) -> pd.DataFrame:
+    "One row per run of a grid from its `summary.json`: the final evaluation and, for a causal LM, whether it is weak."
+    rows = []
+    for sp in specs:
+        f = Path(sp["run_dir"]) / "summary.json"
+        found = json.loads(f.read_text()) if f.exists() else {}
+        keep = ("eval_loss", "unigram_entropy", "weak", "eval_mrr", "eval_p2r_r1", "eval_r2p_r1", "step")
+        rows.append(
+            {"run": Path(sp["run_dir"]).name, "trained": bool(found), **{k: found[k] for k in keep if k in found}}
+        )
+    return pd.DataFrame(rows)
+
+# %% ../nbs/31_launch.ipynb #c039
+def grid_cli(argv=None) -> int:
+    "Command line for `submit_grid`: submits the stages; on a local executor waits, then prints the runs' summary."
+    a = grid_parser().parse_args(argv)
     runs, params = grid_runs(a), executor_params(a.param)
     jobs = submit_grid(
         runs,
@@ -385,5 +411,15 @@ def grid_cli(argv=None):
     )
     for stage, js in jobs.items():
         print(f"{stage}: {len(js)} job(s) {[j.job_id for j in js][:6]}")
-    if not isinstance(jobs["analyze"][0], submitit.SlurmJob):  # local runs: wait for the end, say where it is
-        print(f"analysis: {Path(jobs['analyze'][0].result()) / 'analysis.csv'}")
+    last = jobs[list(jobs)[-1]]  # analyze (a causal LM's grid) or eval (CARP's: one job per run)
+    if last and not isinstance(last[0], submitit.SlurmJob):  # local runs: wait for the end, say where it is
+        done = [Path(j.result()) for j in last]
+        base = load_config(a.preset, a.overrides)
+        specs = grid_specs(runs, a.preset, a.overrides, Path(a.runs_root) / (a.experiment or base.experiment))
+        print(grid_summary(specs).to_string(index=False))
+        print(
+            f"analysis: {done[0] / 'analysis.csv'}"
+            if "analyze" in jobs
+            else f"evaluations: {[str(p / 'eval') for p in done]}"
+        )
+    return 0

@@ -237,12 +237,12 @@ class RunFolderLocked(RuntimeError):
 
 
 def links_inside(folder, skip=("wandb",)) -> list[Path]:
-    "Every symbolic link below `folder` (not followed), except inside the folders named in `skip` (wandb's own links)."
+    "Every symbolic link below `folder` (not followed), except inside folders named in `skip` (wandb's own links)."
     found = []
     for root, dirs, files in os.walk(folder):
         here = Path(root)
         found += [here / n for n in dirs + files if (here / n).is_symlink()]
-        dirs[:] = [n for n in dirs if not (here / n).is_symlink() and not (here == Path(folder) and n in skip)]
+        dirs[:] = [n for n in dirs if not (here / n).is_symlink() and n not in skip]
     return sorted(found)
 
 
@@ -360,9 +360,7 @@ def start_run(
         raise RuntimeError(f"start_run({run_dir}) outside run_lock: the lock comes before the first write")
     started = has_checkpoints(run_dir)
     if started and not resume:
-        raise FileExistsError(
-            f"{run_dir} already has checkpoints; resume it (resume=True), or choose another run folder"
-        )
+        raise FileExistsError(f"{run_dir} already has checkpoints; resume it, or choose another run folder")
     for name, (text, what) in records.items():
         write_run_record(run_dir / name, text, what, resume=started, may_change=may_change)
 

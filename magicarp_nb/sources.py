@@ -15,7 +15,8 @@ import datasets
 from huggingface_hub import constants
 
 # %% auto #0
-__all__ = ['hub_reachable', 'require_hub', 'read_dataset', 'read_texts', 'texts_dataset', 'split_validation', 'cache_dir']
+__all__ = ['hub_reachable', 'require_hub', 'read_dataset', 'check_text_column', 'read_texts', 'texts_dataset', 'split_validation',
+           'cache_dir']
 
 # %% ../nbs/03_sources.ipynb #c006
 def hub_reachable(timeout: float = 3.0) -> bool:
@@ -54,9 +55,16 @@ def read_dataset(
     if path.suffix in _TABLES:
         if not path.is_file():
             raise FileNotFoundError(f"{what} file {path} does not exist")
-        dsd = datasets.load_dataset(_TABLES[path.suffix], data_files=str(path))
+        try:
+            dsd = datasets.load_dataset(_TABLES[path.suffix], data_files=str(path))
+        except Exception as e:  # datasets wraps every parse failure in its own errors; the cause names the line
+            cause = e.__cause__ or e
+            raise ValueError(f"cannot read {what} file {path}: {type(cause).__name__}: {cause}") from None
     elif path.is_dir():
-        dsd = datasets.load_from_disk(str(path))
+        try:
+            dsd = datasets.load_from_disk(str(path))
+        except Exception as e:
+            raise ValueError(f"cannot read {what} folder {path} (save_to_disk's format): {e}") from None
     elif path.exists() or source.startswith((".", "/", "~")) or os.sep + os.sep in source:
         raise ValueError(f"cannot read {what} {source!r}: expected {also}{', '.join(_TABLES)} or a save_to_disk folder")
     else:
@@ -67,6 +75,18 @@ def read_dataset(
     if "validation" not in dsd and "valid" in dsd:
         dsd["validation"] = dsd.pop("valid")
     return dsd
+
+
+def check_text_column(
+    ds: datasets.Dataset,  # one split of a table
+    column: str,  # the column that must hold text
+    what: str,  # the table, for the error (e.g. "corpus 'notes.csv' split 'train'")
+    key: str,  # the config key that names the column
+) -> None:
+    "Fail, naming `key`, unless `column` of `ds` holds strings (a column of numbers used to end in AttributeError)."
+    feature = ds.features.get(column)
+    if not (isinstance(feature, datasets.Value) and feature.dtype in ("string", "large_string")):
+        raise ValueError(f"{what}: column {column!r} holds {feature}, not text; set {key} to a column of strings")
 
 # %% ../nbs/03_sources.ipynb #c012
 def read_texts(

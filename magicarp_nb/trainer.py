@@ -443,29 +443,28 @@ def _fit(self: Trainer, resume: bool) -> TrainState:
             bar.update(1)
             bar.set_postfix(loss=f"{m['loss']:.3f}", refresh=False)
             # the end of an epoch or of the run evaluates and saves below; in between, every N steps
-            inside = st.batch_in_epoch < len(batches) and st.global_step < self.total_steps
+            epoch_end = st.batch_in_epoch == len(batches)
+            inside = not epoch_end and st.global_step < self.total_steps
             inside = inside and st.global_step > step_before and not self.should_stop
             save = inside and cfg.save_every and st.global_step % cfg.save_every == 0
             # a checkpoint never holds a half-averaged log row, so a resumed log equals an uninterrupted one
             # (the last window of a run that ends on max_steps included)
             due = (stepped and st.global_step % cfg.log_every == 0) or st.global_step >= self.total_steps
-            if count and (due or st.batch_in_epoch == len(batches) or save):
-                self.log(
-                    **{f"train_{k}" if k in ("loss",) else k: v / counts[k] for k, v in sums.items()},
-                    seconds=time.time() - t0,
-                )
+            if count and (due or epoch_end or save):
+                row = {"train_loss" if k == "loss" else k: v / counts[k] for k, v in sums.items()}
+                self.log(**row, seconds=time.time() - t0)
                 sums, counts, count = {}, {}, 0
+            if epoch_end:  # complete before callbacks look: a phase `until` epoch ≥ 1 ends at the epoch's last step
+                st.epoch, st.batch_in_epoch = st.epoch + 1, 0
             self._callback("on_step_end")  # before a checkpoint, so that it holds what callbacks changed
-            if self.should_stop:  # the run ends here and evaluates and saves below
-                continue
+            if epoch_end or self.should_stop:  # the epoch or the run ends here: evaluated and saved below
+                break
             best = False
             if inside and cfg.eval_every and st.global_step % cfg.eval_every == 0:
                 self.run_evaluation()
                 best = st.best_step == st.global_step
             if save or (best and cfg.save_best):
                 self.save_checkpoint()
-        if st.batch_in_epoch == len(batches):
-            st.epoch, st.batch_in_epoch = st.epoch + 1, 0
         if st.metrics.get("step") != st.global_step:  # not twice at one step (an early stop inside an epoch)
             self.run_evaluation()
         self.save_checkpoint()
