@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 import safetensors
+import yaml
 from tqdm import tqdm
 
 from .clm import load_clm
@@ -24,8 +25,8 @@ from .runfiles import checkpoint_step, partial_path, stats_path, stats_shards
 from .runtime import resolve_device
 
 # %% auto #0
-__all__ = ['PAPER_COLUMNS', 'EXTRA_COLUMNS', 'HEAD_FILE', 'find_stats', 'StaleStatsError', 'check_weights', 'analysis_row',
-           'experiment_dirs', 'analyze', 'completeness', 'progress_table']
+__all__ = ['PAPER_COLUMNS', 'EXTRA_COLUMNS', 'INT_COLUMNS', 'HEAD_FILE', 'find_stats', 'StaleStatsError', 'check_weights',
+           'analysis_row', 'experiment_dirs', 'analyze', 'completeness', 'progress_table']
 
 # %% ../nbs/24_analyze.ipynb #c005
 PAPER_COLUMNS = ["model", "n_params", "val_acc", "val_loss", "perplex", *NC_COLUMNS]
@@ -42,6 +43,9 @@ EXTRA_COLUMNS = [
     "layer",
 ]
 "Columns of ours, after the paper's."
+INT_COLUMNS = ("n_params", "hits", "misses", "n_classes", "coincident_pairs", "depth", "width", "seed", "step",
+               "train_sequences", "val_sequences", "layer")  # fmt: skip
+"Columns of whole numbers: written as such, never as `6.0` once a missing cell has made a column float."
 
 
 def _found_stats(experiment_dir: Path) -> list[dict]:
@@ -75,6 +79,7 @@ def find_stats(experiment_dir) -> list[dict]:
                 "train": p,
                 "val": stats_path(checkpoint, "val", layer=layer),
                 "checkpoint": checkpoint,
+                "experiment": str(experiment_dir),
             }
         )
     return sorted(out, key=lambda e: (e["run"], e["step"], -1 if e["layer"] is None else e["layer"]))
@@ -128,8 +133,11 @@ def _read_head(checkpoint: Path) -> tuple:
 
 
 def _arch(entry: dict, train: CollapseStats) -> dict:
-    "Depth, width, seed from the run name (else the head file); `layer`: its index (the head's input: the depth)."
-    arch = parse_run_name(entry["run"])
+    "Depth, width, seed from the run's config (else its name, else the head file); `layer` (the head's input: depth)."
+    arch, record = parse_run_name(entry["run"]), entry["checkpoint"].parent / "config.yaml"
+    cfg = yaml.safe_load(record.read_text()) if record.is_file() else None  # a renamed run keeps its seed
+    if isinstance(cfg, dict) and isinstance(cfg.get("model"), dict):
+        arch.update(depth=cfg["model"].get("n_layer"), width=cfg["model"].get("width"), seed=cfg.get("seed"))
     if arch["depth"] is None and (entry["checkpoint"] / HEAD_FILE).exists():
         meta = _read_head(entry["checkpoint"])[1]
         arch.update(depth=int(meta["n_layers"]), width=int(meta["width"]))
@@ -203,24 +211,31 @@ def experiment_dirs(
     return out
 
 # %% ../nbs/24_analyze.ipynb #c014
-def _read_csv(out_csv: Path, side: Path, settings: dict, force: bool) -> tuple[pd.DataFrame, set]:
-    "The existing analysis CSV and the models whose rows hold `settings`' values (none when forced), or a new table."
+def _read_csv(out_csv: Path, side: Path, settings: dict, force: bool) -> tuple[pd.DataFrame, dict]:
+    "The existing CSV and its rows' record (model -> statistics and experiment; none trusted when forced), or anew."
     if not out_csv.exists():
-        return pd.DataFrame(columns=PAPER_COLUMNS + EXTRA_COLUMNS), set()
-    df = pd.read_csv(out_csv)
+        return pd.DataFrame(columns=PAPER_COLUMNS + EXTRA_COLUMNS), {}
     try:
+        df = pd.read_csv(out_csv)
         old = json.loads(side.read_text()) if side.exists() else None
-    except (OSError, UnicodeDecodeError, ValueError) as e:
-        raise ValueError(f"cannot read {side} ({e}); delete it and pass force=True to recompute {out_csv}") from None
-    if isinstance(old, dict) and "settings" not in old:  # an older sidecar: the settings of every row
-        old = {"settings": old, "rows": df["model"].tolist()}
+    except (OSError, UnicodeDecodeError, ValueError, pd.errors.ParserError) as e:
+        raise ValueError(
+            f"cannot read {out_csv} or {side} ({type(e).__name__}: {e}); delete both to start over"
+        ) from None
+    if "model" not in df.columns:
+        raise ValueError(f"{out_csv} is not an analysis CSV (no 'model' column); delete it or write to another out_csv")
+    if isinstance(old, dict) and "settings" not in old:  # an older sidecar: the settings of every row, unverified
+        old = {"settings": old, "rows": {}}
     was = old.get("settings") if isinstance(old, dict) else None
     if was != settings and not force:
+        said = ", ".join(f"{k}={v}" for k, v in (was or {}).items()) or "unknown settings"
         raise ValueError(
-            f"{out_csv} was computed with {was}, not {settings}; pass force=True to recompute it "
-            "or write to another out_csv"
+            f"{out_csv} was computed with {said}, not {', '.join(f'{k}={v}' for k, v in settings.items())}; "
+            "pass force=True to recompute it, or out_csv=OTHER.csv"
         )
-    return df, set() if force or was != settings else set(old.get("rows", []))
+    rows = old.get("rows") if isinstance(old, dict) else None
+    rows = rows if isinstance(rows, dict) and all(isinstance(v, dict) for v in rows.values()) else {}
+    return df, {} if force or was != settings else rows
 
 # %% ../nbs/24_analyze.ipynb #c015
 def analyze(
@@ -244,9 +259,13 @@ def analyze(
     unknown = set(groups or ()) - set(GROUPS)
     if unknown:
         raise KeyError(f"unknown measure groups {sorted(unknown)}; choose from {sorted(GROUPS)}")
+    if min_per_class < 1 or (max_per_class is not None and max_per_class <= min_per_class):
+        raise ValueError(f"min_per_class={min_per_class} must be ≥ 1 and below max_per_class={max_per_class}")
+    if not (math.isfinite(dist_exp) and dist_exp > 0):
+        raise ValueError(f"dist_exp={dist_exp} must be a finite number > 0 (2: the paper's CDNV, 1: Galanti et al.'s)")
     entries = [e for d in dirs for e in _found_stats(d)]
     skip = {c for g, cols in GROUPS.items() if groups is not None and g not in groups for c in cols}
-    device = resolve_device(device) if device is not None else None
+    device = resolve_device(device, "device") if device is not None else None
     settings = {"min_per_class": min_per_class, "max_per_class": max_per_class, "kernels": sorted(kernels)}
     settings["dist_exp"] = dist_exp
     side = out_csv.with_suffix(".json")
@@ -255,35 +274,62 @@ def analyze(
         if seen.setdefault(e["model"], e["train"]) != e["train"]:
             raise ValueError(f"two runs are both named {e['model']}: {seen[e['model']]} and {e['train']}; rename one")
     temps = (f".{out_csv.name}.*.tmp", f".{side.name}.*.tmp")
-    with run_lock(out_csv.parent, f"analysing into {out_csv.name}", name=f".{out_csv.name}.lock", leftovers=temps):
+    lock = f".{out_csv.name}.lock"  # two atomic files are written: no folder to scan for links
+    with run_lock(out_csv.parent, f"analysing into {out_csv.name}", name=lock, leftovers=temps, check_links=False):
         df, done = _read_csv(out_csv, side, settings, force)
         args = (min_per_class, max_per_class, kernels, dist_exp, tile)
         return _fill(df, entries, out_csv, side, settings, done, skip, args, device, progress)
 
 # %% ../nbs/24_analyze.ipynb #c016
+def _identity(entry: dict) -> dict:
+    "What a row was computed from: the checksums of its statistics files, and the experiment it belongs to."
+    val = stats_info(entry["val"])["sha256"] if entry["val"].exists() else None
+    return {"train": stats_info(entry["train"])["sha256"], "val": val, "experiment": entry["experiment"]}
+
+
+def _write(out_csv: Path, side: Path, df: pd.DataFrame, wanted: list, settings: dict, done: dict) -> None:
+    "The CSV (whole-number columns as such), then the sidecar: a kill between the two costs one row's recompute."
+    out = df[wanted].copy()
+    for c in INT_COLUMNS:
+        out[c] = pd.to_numeric(out[c]).round().astype("Int64")
+    atomic_write(out_csv, out.to_csv(index=False))
+    atomic_write(side, json.dumps({"settings": settings, "rows": done}, indent=1))
+
+
 def _fill(df, entries, out_csv, side, settings, done, skip, args, device, progress) -> pd.DataFrame:
-    "Compute what each entry's row lacks; after each row the CSV, then the sidecar naming the rows it holds."
-    kernels = args[2]
-    extra = [c for c in ("riesz_kern_mean", "riesz_kern_var", "riesz_kern_log_mean") if "riesz" in kernels]
+    "Compute what each entry's row lacks (all of it when its statistics changed), each row saved as it is done."
+    extra = [c for c in ("riesz_kern_mean", "riesz_kern_var", "riesz_kern_log_mean") if "riesz" in args[2]]
     wanted = PAPER_COLUMNS + EXTRA_COLUMNS + extra
     df = df.reindex(columns=list(dict.fromkeys([*df.columns, *wanted]))).set_index("model", drop=False)
-    never = {"log_kern_mean", "log_kern_var"} if "log" not in kernels else set()  # columns these kernels do not fill
+    never = {"log_kern_mean", "log_kern_var"} if "log" not in args[2] else set()  # what these kernels do not fill
+    here, found = {e["experiment"] for e in entries}, {e["model"] for e in entries}
+    gone = [m for m, r in done.items() if r.get("experiment") in here and m not in found]
+    for m in gone:  # a renamed or deleted run: its row would count a model twice, or one that is no longer there
+        warnings.warn(f"{m} dropped from {out_csv.name}: its statistics are no longer there", stacklevel=3)
+    df, done = df.drop(index=[m for m in gone if m in df.index]), {m: r for m, r in done.items() if m not in gone}
     for e in tqdm(entries, desc="analysis", disable=not progress):
-        new = e["model"] not in done or e["model"] not in df.index
-        missing = wanted if new else [c for c in wanted if c not in never and pd.isna(df.at[e["model"], c])]
-        missing = [c for c in missing if c not in skip]
         try:
+            ident = _identity(e)
+            new = done.get(e["model"]) != ident or e["model"] not in df.index  # statistics collected again: anew
+            missing = wanted if new else [c for c in wanted if c not in never and pd.isna(df.at[e["model"], c])]
+            missing = [c for c in missing if c not in skip]
             check_weights(e)  # statistics of other weights than the checkpoint's are refused, analysed or not
             row = analysis_row(e, missing, *args, device=device) if missing else {}
-        except StatsFileError as err:  # one damaged file does not stop the experiment's analysis
+        except StatsFileError as err:  # one damaged file does not stop the others; its stale row goes
             warnings.warn(f"{e['model']} left out of {out_csv.name}: {err}", stacklevel=3)
+            df, _ = df.drop(index=e["model"], errors="ignore"), done.pop(e["model"], None)
+            _write(out_csv, side, df, wanted, settings, done)
             continue
+        if missing and ident["val"] is None:
+            warnings.warn(f"{e['model']}: no validation statistics ({e['val']}): its val_* and agreement cells stay "
+                          "empty; collect the validation pass", stacklevel=3)  # fmt: skip
+        if new and e["model"] in df.index:  # recomputed from other files: nothing of the old row stays
+            df.loc[e["model"], [c for c in wanted if c != "model"]] = math.nan
         for k, v in row.items():
             if k in wanted and (k in missing or new):
                 df.loc[e["model"], k] = v
-        done.add(e["model"])
-        atomic_write(out_csv, df[wanted].to_csv(index=False))  # a kill between the two: that row is recomputed
-        atomic_write(side, json.dumps({"settings": settings, "rows": sorted(done)}))
+        done[e["model"]] = ident
+        _write(out_csv, side, df, wanted, settings, done)
     return df[wanted].reset_index(drop=True)
 
 # %% ../nbs/24_analyze.ipynb #c017

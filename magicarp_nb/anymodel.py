@@ -307,7 +307,7 @@ def _collect_passes(model, checkpoint, train_blocks, valid_blocks, fp, base, lay
         collect_layers(model, valid_blocks, paths("val"), "val", train_stats=train, meta=val_meta, **common)
     return train
 
-# %% ../nbs/25_anymodel.ipynb #c035
+# %% ../nbs/25_anymodel.ipynb #c036
 def _collect_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="magicarp-collect", description="Collapse statistics of any causal LM.")
     ap.add_argument("model", help="a save_pretrained folder, a hub name, or a checkpoint of train_clm")

@@ -32,7 +32,7 @@ from magicarp_nb.objectives import (
 from .retrieval import evaluate_pairs
 from .runfiles import run_lock, start_run
 from .checkpoints import load_model_weights
-from .runtime import quiet_transformers, seed_everything, tracker_names
+from .runtime import parse_device, quiet_transformers, seed_everything, tracker_names
 from .schedulers import SCHEDULES, Phase, PhaseScheduler, set_schedule
 from .trainer import RESUME_MAY_CHANGE, Trainer, TrainResult
 
@@ -316,6 +316,7 @@ def check_carp(cfg: CarpConfig) -> CarpConfig:
     check_name(cfg.data.pipeline, PAIR_PIPELINES, "data.pipeline")
     check_name(cfg.train.schedule, SCHEDULES, "train.schedule")
     tracker_names(cfg.train.report_to)
+    parse_device(cfg.train.device)
     has_mlm_phase(cfg)
     if cfg.train.deepspeed:
         deepspeed_config(cfg.train.deepspeed)

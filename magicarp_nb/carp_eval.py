@@ -24,7 +24,7 @@ from .probe import encode_labels, fit_probe, linear_probe, module_labels
 from .projection import projection_figure
 from .retrieval import retrieval_metrics
 from .runfiles import atomic_write
-from .checkpoints import latest_checkpoint
+from .checkpoints import latest_checkpoint, verify_checkpoint
 from .runtime import seed_everything
 from .sources import read_dataset
 
@@ -218,7 +218,10 @@ def encode_run(
     ck = latest_checkpoint(run) if checkpoint == "last" else run / checkpoint
     if ck is None or not ck.is_dir():
         raise FileNotFoundError(f"{run} has no checkpoint {checkpoint!r}; train it first")
-    texts, split, column, what = _encode_texts(load_config(str(ck / "config.yaml")), tower, split, source, column)
+    cfg = load_config(str(verify_checkpoint(ck) / "config.yaml"))
+    if cfg.task != "carp":
+        raise ValueError(f"{run} is a {cfg.task} run; encode takes a CARP run (its passage and review towers)")
+    texts, split, column, what = _encode_texts(cfg, tower, split, source, column)
     name = split if source is None else f"{Path(source).stem}.{split}"
     out = Path(out_dir) if out_dir is not None else run / "encodings" / ck.name / f"{name}.{column}.{tower}"
     model, tok, max_length = load_carp(ck)

@@ -20,10 +20,11 @@ from .runfiles import atomic_write, checkpoint_folders, checkpoint_step, file_sh
 from .runtime import quiet_transformers
 
 # %% auto #0
-__all__ = ['MANIFEST', 'MANIFEST_FORMAT', 'CheckpointError', 'write_manifest', 'checkpoint_problem', 'verify_checkpoint',
-           'recorded_sha256', 'list_checkpoints', 'latest_checkpoint', 'save_model_weights', 'load_model_weights',
-           'save_torch_state', 'load_torch_state', 'TrainState', 'read_train_state', 'write_train_state',
-           'resume_position', 'read_json', 'load_state_into', 'intact_checkpoint', 'set_aside', 'best_checkpoint']
+__all__ = ['MANIFEST', 'MANIFEST_FORMAT', 'CheckpointError', 'ResumeMismatch', 'write_manifest', 'checkpoint_problem',
+           'verify_checkpoint', 'recorded_sha256', 'list_checkpoints', 'latest_checkpoint', 'save_model_weights',
+           'load_model_weights', 'save_torch_state', 'load_torch_state', 'TrainState', 'read_train_state',
+           'write_train_state', 'resume_position', 'read_json', 'load_state_into', 'intact_checkpoint', 'set_aside',
+           'best_checkpoint']
 
 # %% ../nbs/02b_checkpoints.ipynb #c006
 MANIFEST = "files.json"  # written last into a checkpoint: the size and sha256 of every other file in it
@@ -32,6 +33,10 @@ MANIFEST_FORMAT = "magicarp_nb.checkpoint/2"
 
 class CheckpointError(ValueError):
     "A checkpoint that is incomplete, damaged or tampered with: names the file and what is wrong."
+
+
+class ResumeMismatch(ValueError):
+    "A sound checkpoint that this run's settings cannot continue (another batch, engine or callbacks): never set aside."
 
 
 def _files(folder: Path) -> list[str]:
@@ -72,6 +77,8 @@ def checkpoint_problem(
 ) -> str | None:
     "Why checkpoint `folder` cannot be trusted (the file and what is wrong), or None when it can."
     folder = Path(folder)
+    if folder.is_symlink() or not folder.is_dir():
+        return f"{folder} is a {'link' if folder.is_symlink() else 'file'}, not a checkpoint folder"
     try:
         files = _manifest(folder)
     except CheckpointError as e:
@@ -241,9 +248,12 @@ def _state_problem(data: dict, step: int) -> str | None:
             return f"'{k}' is {v!r}, not a whole number ≥ 0"
     if data["global_step"] != step:
         return f"'global_step' is {data['global_step']}, but the folder is the checkpoint of step {step}"
-    rows = data.get("history", [])
+    rows, numbers = data.get("history", []), (int, float)
     if not all(isinstance(r, dict) and type(r.get("step")) is int and r["step"] <= step for r in rows):
         return f"'history' holds rows that are not log rows of steps ≤ {step}"
+    values = [v for r in rows for v in r.values()] + list(data.get("metrics", {}).values())
+    if not all(v is None or type(v) in numbers for v in values):
+        return "'history' or 'metrics' holds a value that is not a number"
     if data.get("skips_in_a_row", 0) > data.get("skipped_steps", 0) or (data.get("best_step") or 0) > step:
         return "'skips_in_a_row' exceeds 'skipped_steps', or 'best_step' lies after the checkpoint"
     return None
@@ -280,7 +290,7 @@ def resume_position(
     if old != global_batch:
         items = state.batch_in_epoch * old
         if items % global_batch:
-            raise ValueError(
+            raise ResumeMismatch(
                 f"checkpoint {path} stopped {items} items into epoch {state.epoch}, which is not a whole number of "
                 f"this run's global batches of {global_batch} (train.batch_size × ranks); resume with a global batch "
                 f"dividing {items}"

@@ -21,7 +21,8 @@ from .config import ConfigTypeError, config_yaml, list_presets, load_config
 from .distributed import barrier, launch_local, process_group, rank_of
 from .runfiles import stats_path
 from .gradcache import check_distributed_step
-from .launch import grid_parser, check_config, default_run_dir, grid_cli, resolve_run_name
+from .launch import check_config, checkpoints_arg, default_run_dir, grid_cli, grid_parser, positive_int
+from .launch import resolve_run_name
 from .launch import run_notebook, select_checkpoints, train
 from .measures import GROUPS
 import torch
@@ -51,7 +52,7 @@ def _shard_spec(text: str) -> tuple:
         raise argparse.ArgumentTypeError(f"{text!r} is not of the form i/n with 0 ≤ i < n (e.g. 0/4)")
     return int(i), int(n)
 
-
+# %% ../nbs/32_cli.ipynb #c006
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="magicarp", description="magicarp_nb from the command line.")
     ap.add_argument("--debug", action="store_true", help="a failure prints its traceback (also: MAGICARP_DEBUG=1)")
@@ -65,10 +66,12 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--dry-run", action="store_true", help="print the resolved config and run folder, train nothing")
     c = sub.add_parser("collect", help="collect the collapse statistics of a CLM run's checkpoints")
     c.add_argument("run_dir")
-    c.add_argument("--checkpoints", default="last", help="'last', 'all' or comma-separated steps")
-    c.add_argument("--stages", default=("train", "val"), type=comma_list("train", "val"), help="train, val or both")
+    c.add_argument(
+        "--checkpoints", default="last", type=checkpoints_arg, help="'last', 'all', 'best' or steps: 193,386"
+    )
+    c.add_argument("--stages", default=None, type=comma_list("train", "val"), help="train, val or both (default: both)")
     c.add_argument("--shard", default=None, type=_shard_spec, help="i/n: the i-th of n shards of the train pass")
-    c.add_argument("--batch-size", type=int, default=32)
+    c.add_argument("--batch-size", type=positive_int, default=32, help="blocks per forward")
     c.add_argument("--no-resume", action="store_true", help="collect again: ignore finished and partial statistics")
     a = sub.add_parser("analyze", help="fill <experiment>/analysis.csv from the collected statistics")
     _analyze_arguments(a)
@@ -83,11 +86,11 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--checkpoint", default="last", help="'last' or a checkpoint folder name")
     e.add_argument("--out", default=None, help="default: <run>/encodings/<checkpoint>/<split>.<column>.<tower>")
     e.add_argument("--indices", default=None, help="comma-separated dataset positions (default: all)")
-    e.add_argument("--sample", type=int, default=None, help="a seeded random subset of this many texts")
+    e.add_argument("--sample", type=positive_int, default=None, help="a seeded random subset of this many texts")
     e.add_argument("--seed", type=int, default=0, help="seed of --sample")
     e.add_argument("--dtype", default="float16", choices=["float16", "float32"])
-    e.add_argument("--batch-size", type=int, default=64)
-    e.add_argument("--shard-size", type=int, default=1024)
+    e.add_argument("--batch-size", type=positive_int, default=64)
+    e.add_argument("--shard-size", type=positive_int, default=1024)
     e.add_argument("--force-fresh", action="store_true", help="discard what the output folder holds")
     sub.add_parser("grid", help="a grid of runs (the options of magicarp-grid follow)", add_help=False)
     d = sub.add_parser("check-distributed", help="N-rank contrastive step vs one process: max relative difference")
@@ -99,7 +102,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.commands = dict(sub.choices)  # each command's parser, to name its flags in error messages
     return ap
 
-# %% ../nbs/32_cli.ipynb #c006
+# %% ../nbs/32_cli.ipynb #c007
 def _analyze_arguments(a: argparse.ArgumentParser) -> None:
     "The options of `magicarp analyze`: `analyze.analyze`'s arguments, and the progress report."
     a.add_argument("experiment_dir", nargs="*", help="experiment folders (runs/<experiment>) or collect_model folders")
@@ -107,8 +110,8 @@ def _analyze_arguments(a: argparse.ArgumentParser) -> None:
     a.add_argument("--out-csv", default=None, help="the CSV (default <experiment>/analysis.csv; needed for several)")
     a.add_argument("--groups", nargs="+", choices=sorted(GROUPS), default=None, help="measure groups (default: all)")
     a.add_argument("--device", default=None, help="where the measures are computed: cpu, cuda, cuda:N, auto")
-    a.add_argument("--min-per-class", type=int, default=1, help="classes with fewer train tokens are left out")
-    a.add_argument("--max-per-class", type=int, default=None, help="classes with this many or more are left out")
+    a.add_argument("--min-per-class", type=positive_int, default=1, help="classes with fewer train tokens are left out")
+    a.add_argument("--max-per-class", type=positive_int, default=None, help="classes with this many or more: left out")
     a.add_argument("--kernels", default=("log",), type=comma_list("log", "riesz"), help="comma-separated: log, riesz")
     a.add_argument("--dist-exp", type=float, default=2, help="1: Galanti et al.'s CDNV instead of the paper's")
     a.add_argument("--force", action="store_true", help="recompute every cell")
@@ -145,7 +148,7 @@ def analyze_command(ap: argparse.ArgumentParser, a) -> int:
     print(df.to_string())
     return 0
 
-# %% ../nbs/32_cli.ipynb #c008
+# %% ../nbs/32_cli.ipynb #c009
 def check_report(result: dict, tolerance: float) -> tuple[bool, str]:
     "`(ok, text)`: the per-rank table of a `check_distributed_step` result and its verdict against `tolerance`."
     rows = [f"world size {result['world_size']}, backend {result['backend']}", "rank  max rel. grad diff  step (s)"]
@@ -176,7 +179,7 @@ def check_distributed(
         print(text)
     return 0 if ok else 1
 
-# %% ../nbs/32_cli.ipynb #c009
+# %% ../nbs/32_cli.ipynb #c010
 def train_command(cfg, run_dir: Path, resume: bool = True) -> int:
     "`magicarp train`: one process, or data parallel in the ranks torchrun started; prints the summary as JSON."
     if int(os.environ.get("WORLD_SIZE", 1)) == 1 and not cfg.train.deepspeed:  # DeepSpeed wants a group, even of 1
@@ -188,10 +191,13 @@ def train_command(cfg, run_dir: Path, resume: bool = True) -> int:
             print(json.dumps(result.summary()))
     return 0
 
-# %% ../nbs/32_cli.ipynb #c010
+# %% ../nbs/32_cli.ipynb #c011
 def collect_command(a: argparse.Namespace) -> None:
     "`magicarp collect`: in one process, or under torchrun each rank collects its shard of the train pass."
-    shard, stages, world = a.shard, a.stages, int(os.environ.get("WORLD_SIZE", 1))
+    shard, world = a.shard, int(os.environ.get("WORLD_SIZE", 1))
+    stages = a.stages or (("train",) if shard else ("train", "val"))  # a shard is of the train pass
+    if shard and "val" in stages:
+        raise ValueError("--shard collects a shard of the train pass: give --stages train (the validation runs after)")
     if world == 1:
         for ck in select_checkpoints(a.run_dir, a.checkpoints):
             collect_checkpoint(ck, stages, batch_size=a.batch_size, shard=shard, resume=not a.no_resume)
@@ -208,7 +214,7 @@ def collect_command(a: argparse.Namespace) -> None:
                 collect_checkpoint(ck, stages, batch_size=a.batch_size, resume=not a.no_resume)
             barrier(group)
 
-# %% ../nbs/32_cli.ipynb #c011
+# %% ../nbs/32_cli.ipynb #c012
 def encode_command(a: argparse.Namespace) -> Path:
     "`magicarp encode`: `carp_eval.encode_run` with the parsed options; prints what was written and how long it took."
     t0 = time.perf_counter()
@@ -232,7 +238,7 @@ def encode_command(a: argparse.Namespace) -> Path:
     print(f"{n} embeddings in {out} ({time.perf_counter() - t0:.1f} s with loading the checkpoint)")
     return out
 
-# %% ../nbs/32_cli.ipynb #c013
+# %% ../nbs/32_cli.ipynb #c014
 EXPECTED_ERRORS = (ValueError, KeyError, OSError, RuntimeError, FloatingPointError, ImportError, ConfigTypeError)
 "What a command's user can cause and mend: a config, a missing or damaged file, a refused lock, a full disk."
 
@@ -269,7 +275,7 @@ def guarded(run, debug: bool = False, flags: set = frozenset()) -> int:
         print(f"error: {' '.join(cli_words(str(text), flags).split())}", file=sys.stderr)
         return 1
 
-# %% ../nbs/32_cli.ipynb #c014
+# %% ../nbs/32_cli.ipynb #c015
 def run_command(argv: list) -> int:
     "Parse and run one `magicarp` command; failures raise (`main` reports them)."
     if argv[:1] == ["grid"]:
@@ -290,6 +296,8 @@ def run_command(argv: list) -> int:
     elif a.command == "analyze":
         return analyze_command(ap, a)
     elif a.command == "figures":
+        if not Path(a.experiment_dir).is_dir():
+            raise FileNotFoundError(f"experiment folder {a.experiment_dir} does not exist")
         run_notebook("figures", a.experiment_dir, experiment_dir=Path(a.experiment_dir))
     elif a.command == "check-distributed":
         return check_distributed(a.nproc, a.tolerance, a.backend, a.global_batch, a.microbatch_size)

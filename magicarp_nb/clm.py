@@ -22,12 +22,12 @@ from .data import load_tokenizer, prepare_text_blocks, unigram_cross_entropy, un
 from .objectives import simctg_loss
 from .runfiles import arch_name, has_checkpoints, replace_dir, run_lock, start_run, writing
 from .distributed import all_gather, all_reduce_sum, barrier, rank_of, world_size_of
-from .runtime import quiet_transformers, resolve_device, seed_everything, tracker_names
+from .runtime import parse_device, quiet_transformers, resolve_device, seed_everything, tracker_names
 from .schedulers import SCHEDULES
 from .trainer import RESUME_MAY_CHANGE, Trainer, TrainResult
 
 # %% auto #0
-__all__ = ['clm_run_name', 'neo_config', 'evaluate_clm', 'clm_step', 'train_clm', 'check_clm', 'load_clm']
+__all__ = ['CLM_METRICS', 'clm_run_name', 'neo_config', 'evaluate_clm', 'clm_step', 'train_clm', 'check_clm', 'load_clm']
 
 # %% ../nbs/20_clm.ipynb #c006
 def clm_run_name(cfg: CLMConfig) -> str:
@@ -189,10 +189,16 @@ def train_clm(
         return TrainResult(run_dir, state.metrics, info, time.time() - t0, trainer)
 
 # %% ../nbs/20_clm.ipynb #c016
+CLM_METRICS = ("eval_loss", "eval_accuracy", "perplexity")  # what `evaluate_clm` returns
+
+
 def check_clm(cfg: CLMConfig) -> CLMConfig:
     "`cfg` when every name it gives is registered and its architecture is buildable; else an error naming the key."
     check_name(cfg.train.schedule, SCHEDULES, "train.schedule")
     tracker_names(cfg.train.report_to)
+    parse_device(cfg.train.device)
+    if cfg.train.best_metric not in CLM_METRICS and (cfg.train.save_best or cfg.train.early_stopping):
+        raise ConfigValueError(f"train.best_metric={cfg.train.best_metric!r} is not one of {list(CLM_METRICS)}")
     if cfg.model.width % cfg.model.n_head:
         raise ConfigValueError(f"model.n_head={cfg.model.n_head} must divide model.width={cfg.model.width}")
     if cfg.train.deepspeed:

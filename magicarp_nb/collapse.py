@@ -74,7 +74,7 @@ def _read_stats(path, kind: str, names: tuple) -> tuple[dict, dict]:
 
 # %% ../nbs/21_collapse.ipynb #c007
 def stats_info(path) -> dict:
-    "Kind, metadata and per-class counts of a statistics file, without reading its larger tensors."
+    "Kind, metadata, per-class counts and checksum of a statistics file, without reading its larger tensors."
     path = Path(path)
     try:
         with safetensors.safe_open(str(path), "pt") as f:
@@ -83,7 +83,8 @@ def stats_info(path) -> dict:
         raise StatsFileError(f"statistics file {path} is missing or corrupt ({e})") from None
     if header.get("format") != FORMAT:
         raise StatsFileError(f"{path} is not a magicarp_nb statistics file")
-    return {"kind": header["kind"], "meta": json.loads(header.get("meta", "{}")), "counts": counts}
+    meta = json.loads(header.get("meta", "{}"))
+    return {"kind": header["kind"], "meta": meta, "counts": counts, "sha256": header.get("sha256")}
 
 # %% ../nbs/21_collapse.ipynb #c009
 # by content: a renamed or copied run folder keeps its statistics, a checkpoint whose weights changed does not

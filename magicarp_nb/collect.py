@@ -81,6 +81,8 @@ def _pass_identity(blocks, stage, train_stats, batch_size, block_range, meta) ->
         raise ValueError(f"stage must be 'train' or 'val', got {stage!r}")
     if stage == "val" and train_stats is None:
         raise ValueError("the validation pass needs train_stats")
+    if not (isinstance(batch_size, int) and batch_size >= 1):
+        raise ValueError(f"batch_size={batch_size} must be a whole number ≥ 1 (blocks per forward)")
     start, stop = block_range or (0, len(blocks))
     if not 0 <= start < stop <= len(blocks):
         raise ValueError(f"block_range {block_range} outside [0, {len(blocks)}]")

@@ -223,7 +223,8 @@ def _converter(tp):
     return _SCALARS.get(tp)
 
 # %% ../nbs/00_config.ipynb #c012
-def _unknown_key(key: str, valid: list[str], prefix: str = "") -> ConfigKeyError:
+def _unknown_key(key, valid: list[str], prefix: str = "") -> ConfigKeyError:
+    key = str(key)  # a YAML key may be a number
     close = difflib.get_close_matches(key, valid, n=1, cutoff=0.5)
     hint = f"; did you mean '{prefix}{close[0]}'?" if close else ""
     return ConfigKeyError(
@@ -669,6 +670,17 @@ class CarpConfig:
 PRESET_DIR = Path(str(importlib.resources.files("magicarp_nb").joinpath("presets")))
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    "YAML's safe loader, refusing a key given twice in one mapping (YAML itself keeps the last one silently)."
+
+    def construct_mapping(self, node, deep=False):
+        keys = [self.construct_object(k, deep=deep) for k, _ in node.value]
+        twice = sorted({str(k) for k in keys if keys.count(k) > 1})
+        if twice:
+            raise yaml.constructor.ConstructorError(None, None, f"the key {twice[0]!r} is given twice", node.start_mark)
+        return super().construct_mapping(node, deep)
+
+
 def list_presets() -> list[str]:
     "Names of the presets shipped with the package."
     return sorted(p.stem for p in PRESET_DIR.glob("*.yaml"))
@@ -689,13 +701,13 @@ def load_config(
     elif not path.exists():
         raise FileNotFoundError(f"config file {path} does not exist")
     try:
-        data = yaml.safe_load(path.read_text()) or {}
+        data = yaml.load(path.read_text(), Loader=_UniqueKeyLoader) or {}
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
         raise ConfigValueError(f"cannot read the config file {path}: {type(e).__name__}: {e}") from None
     if not isinstance(data, dict):
         raise ConfigValueError(f"config file {path} holds a {type(data).__name__}, not a mapping of config keys")
     task = data.pop("task", None)
-    if task not in CONFIGS:
+    if not isinstance(task, str) or task not in CONFIGS:
         raise ConfigKeyError(f"config file {path} must set 'task' to one of {sorted(CONFIGS)}, got {task!r}")
     try:
         cfg = from_dict(CONFIGS[task], data)

@@ -5,6 +5,7 @@
 # %% ../nbs/10_encoders.ipynb #c003
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Callable
 
@@ -53,6 +54,8 @@ def _checked_override(key: str, value, old):
             f"encoder.backbone_overrides.{key}={value!r} is a {type(value).__name__}; the backbone's is a "
             f"{type(old).__name__} ({old!r})"
         )
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"encoder.backbone_overrides.{key}={value} must be a finite number")
     sized = key.startswith("num_") or key.endswith(("_size", "_layers", "_heads", "_embeddings"))
     if isinstance(value, int) and not isinstance(value, bool) and sized and value < 1:
         raise ValueError(f"encoder.backbone_overrides.{key}={value} must be ≥ 1 (the backbone's is {old})")

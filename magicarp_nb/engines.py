@@ -15,6 +15,7 @@ import torch
 import torch.distributed as dist
 from fastcore.basics import patch
 
+from .checkpoints import ResumeMismatch
 from .config import TrainConfig
 
 # %% auto #0
@@ -171,10 +172,10 @@ def optimizer_state(self: DeepSpeedEngine, group=None) -> dict | None:
 def load_optimizer_state(self: DeepSpeedEngine, state: dict, path) -> None:
     "Load what `optimizer_state` saved, on as many ranks as wrote it or fewer."
     if state.get("engine") != self.name:
-        raise ValueError(f"{path} was written without train.deepspeed; resume it without, or start a new run")
+        raise ResumeMismatch(f"{path} was written without train.deepspeed; resume it without, or start a new run")
     n, here, stage = len(state["ranks"]), dist.get_world_size(), self.config["zero_optimization"]["stage"]
     if here > n:
-        raise ValueError(f"{path} was written by {n} DeepSpeed ranks; ZeRO resumes it on {n} or fewer, not {here}")
+        raise ResumeMismatch(f"{path} was written by {n} DeepSpeed ranks; ZeRO resumes it on {n} or fewer, not {here}")
     if state["zero_stage"] != stage:
-        raise ValueError(f"{path} was written with ZeRO stage {state['zero_stage']}; this run has stage {stage}")
+        raise ResumeMismatch(f"{path} was written with ZeRO stage {state['zero_stage']}; this run has stage {stage}")
     self.optimizer.load_state_dict(state["ranks"], load_from_fp32_weights=False)  # fp32 copy from loaded weights

@@ -26,14 +26,17 @@ from .clm import check_clm, clm_run_name, train_clm
 from .collect import collect_checkpoint
 from .config import apply_overrides, load_config
 from .figures import experiment_figures
+from .measures import GROUPS
+from .runtime import parse_device, resolve_device
 from .runfiles import atomic_write, checkpoint_step
 from .checkpoints import best_checkpoint, list_checkpoints
 from .trainer import TrainResult
 
 # %% auto #0
 __all__ = ['TASKS', 'Task', 'run_name', 'default_run_dir', 'resolve_run_name', 'check_config', 'train', 'runner_path',
-           'run_notebook', 'grid', 'select_checkpoints', 'train_stage', 'collect_stage', 'analyze_stage', 'eval_stage',
-           'grid_specs', 'submit_grid', 'grid_parser', 'grid_runs', 'executor_params', 'grid_summary', 'grid_cli']
+           'run_notebook', 'grid', 'checkpoint_spec', 'select_checkpoints', 'train_stage', 'collect_stage',
+           'analyze_stage', 'eval_stage', 'job_result', 'grid_specs', 'submit_grid', 'positive_int', 'checkpoints_arg',
+           'grid_parser', 'grid_runs', 'executor_params', 'grid_summary', 'grid_cli']
 
 # %% ../nbs/31_launch.ipynb #c006
 @dataclass(frozen=True)
@@ -64,7 +67,10 @@ def run_name(cfg) -> str:
 
 
 def default_run_dir(cfg, root="runs") -> Path:
-    "`<root>/<experiment>/<run_name>`."
+    "`<root>/<experiment>/<run_name>`; both are plain folder names (a `..` or `/` would point elsewhere)."
+    for key, name in (("experiment", cfg.experiment), ("run_name", run_name(cfg))):
+        if not re.fullmatch(r"[\w.+=-]+", name) or name in (".", ".."):
+            raise ValueError(f"{key}={name!r} is not a plain folder name (letters, digits, . _ + = -)")
     return Path(root) / cfg.experiment / run_name(cfg)
 
 
@@ -113,21 +119,31 @@ def run_notebook(
     folder.mkdir(parents=True, exist_ok=True)
     out = folder / (record or f"run_{name}.ipynb")
     params = {k: str(Path(v).absolute()) if isinstance(v, Path) else v for k, v in parameters.items()}
-    pm.execute_notebook(
-        str(runner_path(name, nbs_dir)),
-        str(out),
-        parameters=params,
-        kernel_name="python3",
-        language="python",
-        progress_bar=progress,
-        cwd=os.getcwd(),
-    )
+    try:
+        pm.execute_notebook(
+            str(runner_path(name, nbs_dir)),
+            str(out),
+            parameters=params,
+            kernel_name="python3",
+            language="python",
+            progress_bar=progress,
+            cwd=os.getcwd(),
+        )
+    except pm.PapermillExecutionError as e:  # the runner's own error, named with the record that holds its traceback
+        raise RuntimeError(f"runner run_{name} failed ({e.ename}: {e.evalue}); the executed record: {out}") from None
     return out
 
 # %% ../nbs/31_launch.ipynb #c018
 def grid(depths, widths, seeds) -> list[tuple[int, int, int]]:
     "Every (depth, width, seed) of a product grid."
     return [(d, w, s) for d in depths for w in widths for s in seeds]
+
+
+def checkpoint_spec(which: str) -> str:
+    "`which` when it names checkpoints: 'last', 'all', 'best' or comma-separated steps (an argparse type too)."
+    if which not in ("last", "all", "best") and not re.fullmatch(r"\d+(,\d+)*", which):
+        raise ValueError(f"checkpoints={which!r}: give 'last', 'all', 'best' or comma-separated steps (193,386)")
+    return which
 
 
 def select_checkpoints(run_dir, which="last") -> list[Path]:
@@ -143,7 +159,7 @@ def select_checkpoints(run_dir, which="last") -> list[Path]:
         return [best_checkpoint(run_dir)]
     if which == "all":
         return cks
-    steps = {int(x) for x in str(which).split(",")}
+    steps = {int(x) for x in checkpoint_spec(str(which)).split(",")}
     chosen = [c for c in cks if checkpoint_step(c) in steps]
     if len(chosen) != len(steps):
         raise FileNotFoundError(f"{run_dir} has checkpoints {[c.name for c in cks]}; asked for steps {sorted(steps)}")
@@ -229,15 +245,26 @@ def _submit(executor, fn, specs: list, after: list, parallel: int | None = None)
             executor.update_parameters(slurm_array_parallelism=parallel)
         return executor.map_array(fn, specs)
     for job in after:
-        job.result()  # local and debug executors know no dependencies: wait here instead
+        job_result(job)  # local and debug executors know no dependencies: wait here instead
     jobs, step = [], parallel or len(specs)
     for i in range(0, len(specs), step):  # the local executor starts a whole array at once: submit in waves
         wave = executor.map_array(fn, specs[i : i + step])
         jobs += wave
         if i + step < len(specs):
             for job in wave:
-                job.result()
+                job_result(job)
     return jobs
+
+
+def job_result(job):
+    "What a submitit job returned; a failed job is one error naming its last line and its log, not its traceback."
+    try:
+        return job.result()
+    except submitit.core.utils.FailedJobError as e:
+        lines = [ln for ln in str(e).splitlines() if ln.strip()]
+        raise RuntimeError(
+            f"job {job.job_id} failed: {lines[-1].strip() if lines else e}; its log: {job.paths.stderr}"
+        ) from None
 
 # %% ../nbs/31_launch.ipynb #c024
 def grid_specs(
@@ -295,9 +322,17 @@ def submit_grid(
     **executor_params,  # e.g. timeout_min=240, slurm_partition='gpu', gpus_per_node=1
 ) -> dict:
     "Submit train → collect → analyze for a grid of runs (CARP: train → eval); returns the submitit jobs of each stage."
-    base = load_config(preset, overrides)
+    base = check_config(load_config(preset, overrides))  # every setting checked before any job is submitted
+    checkpoint_spec(checkpoints)
+    parse_device(analyze_device or "auto", "analyze_device")
+    if set(analyze_groups or ()) - set(GROUPS):
+        raise KeyError(
+            f"unknown measure groups {sorted(set(analyze_groups) - set(GROUPS))}; choose from {sorted(GROUPS)}"
+        )
     exp = Path(runs_root) / (experiment or base.experiment)
     executor = submitit.AutoExecutor(folder=str(folder or exp / "submitit"), cluster=cluster)
+    if executor.cluster != "slurm" and analyze_device:  # the analysis runs on this machine: it must have the device
+        resolve_device(analyze_device, "analyze_device")
     executor.update_parameters(**{"timeout_min": 240, **executor_params})
     specs = grid_specs(runs, preset, overrides, exp, checkpoints, records, threads, lr_width)
     jobs = {"train": _submit(executor, train_stage, specs, [], parallel)}
@@ -325,6 +360,27 @@ def _extra_spec(text: str) -> str:
     return text
 
 
+def positive_int(text: str) -> int:
+    "An argparse type: a whole number ≥ 1."
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number ≥ 1")
+    return int(text)
+
+
+def _key_value(text: str) -> str:
+    if not re.fullmatch(r"[A-Za-z_]\w*=.+", text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not of the form key=value (e.g. slurm_partition=gpu)")
+    return text
+
+
+def checkpoints_arg(text: str) -> str:
+    "An argparse type: `checkpoint_spec`'s error as a usage error."
+    try:
+        return checkpoint_spec(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+# %% ../nbs/31_launch.ipynb #c038
 def grid_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="magicarp-grid", description="Train, collect and analyse a grid of runs.")
     ap.add_argument("--preset", default="clm-tiny")
@@ -342,20 +398,34 @@ def grid_parser() -> argparse.ArgumentParser:
     ap.add_argument("--experiment", default=None)
     ap.add_argument("--runs-root", default="runs")
     ap.add_argument("--cluster", default=None, choices=["slurm", "local", "debug"])
-    ap.add_argument("--shards", type=int, default=1, help="array tasks per run for the collection's train pass")
-    ap.add_argument("--checkpoints", default="last")
+    ap.add_argument(
+        "--shards", type=positive_int, default=1, help="array tasks per run for the collection's train pass"
+    )
+    ap.add_argument(
+        "--checkpoints", default="last", type=checkpoints_arg, help="'last', 'all', 'best' or steps: 193,386"
+    )
     ap.add_argument(
         "--no-records", action="store_true", help="call the functions instead of executing runner notebooks"
     )
-    ap.add_argument("--parallel", type=int, default=None, help="jobs of one stage running at once")
-    ap.add_argument("--threads", type=int, default=None, help="CPU threads per job")
-    ap.add_argument("--param", action="append", default=[], help="executor parameter key=value (repeatable)")
-    ap.add_argument("--lr-width", type=int, default=None, help="train.lr is the rate at this width; others get lr*W/w")
-    ap.add_argument("--analyze-groups", nargs="+", default=None, help="measure groups of the analysis (default: all)")
+    ap.add_argument("--parallel", type=positive_int, default=None, help="jobs of one stage running at once")
+    ap.add_argument("--threads", type=positive_int, default=None, help="CPU threads per job")
+    ap.add_argument(
+        "--param", action="append", default=[], type=_key_value, help="executor parameter key=value (repeatable)"
+    )
+    ap.add_argument(
+        "--lr-width", type=positive_int, default=None, help="train.lr is the rate at this width; others get lr*W/w"
+    )
+    ap.add_argument(
+        "--analyze-groups",
+        nargs="+",
+        choices=sorted(GROUPS),
+        default=None,
+        help="measure groups of the analysis (default: all)",
+    )
     ap.add_argument("--analyze-device", default=None, help="where the analysis computes: cpu, cuda, auto")
     return ap
 
-# %% ../nbs/31_launch.ipynb #c038
+# %% ../nbs/31_launch.ipynb #c039
 def grid_runs(a) -> list[tuple[int, int, int]]:
     "The runs of parsed grid arguments: the product grid, then `--extra` seeds of single architectures."
     runs = grid(a.depths, a.widths, a.seeds)
@@ -387,7 +457,7 @@ def grid_summary(specs: list) -> pd.DataFrame:
         )
     return pd.DataFrame(rows)
 
-# %% ../nbs/31_launch.ipynb #c039
+# %% ../nbs/31_launch.ipynb #c040
 def grid_cli(argv=None) -> int:
     "Command line for `submit_grid`: submits the stages; on a local executor waits, then prints the runs' summary."
     a = grid_parser().parse_args(argv)
@@ -413,7 +483,7 @@ def grid_cli(argv=None) -> int:
         print(f"{stage}: {len(js)} job(s) {[j.job_id for j in js][:6]}")
     last = jobs[list(jobs)[-1]]  # analyze (a causal LM's grid) or eval (CARP's: one job per run)
     if last and not isinstance(last[0], submitit.SlurmJob):  # local runs: wait for the end, say where it is
-        done = [Path(j.result()) for j in last]
+        done = [Path(job_result(j)) for j in last]
         base = load_config(a.preset, a.overrides)
         specs = grid_specs(runs, a.preset, a.overrides, Path(a.runs_root) / (a.experiment or base.experiment))
         print(grid_summary(specs).to_string(index=False))

@@ -273,6 +273,8 @@ def _owner_text(f) -> dict:
 # %% ../nbs/02_runfiles.ipynb #c022
 def _acquire(lock: Path, folder: Path, what: str):
     "Open and `flock` the lock file; its previous content (a finished owner's), or raise naming the live owner."
+    if lock.is_symlink() or lock.is_dir():
+        raise FileExistsError(f"{lock} is a {'link' if lock.is_symlink() else 'folder'}, not a lock file: remove it")
     for _ in range(10):
         f = open(lock, "a+")
         try:
@@ -304,6 +306,7 @@ def run_lock(
     name: str = LOCK_NAME,  # the lock file: one per folder, or one per output file for writers that share a folder
     leftovers=(".*.tmp",),  # glob patterns of the owner's interrupted writes, removed once the lock is held
     rank: int = 0,  # in data-parallel training rank 0 owns the folder; the other ranks take nothing (they only compute)
+    check_links: bool = True,  # refuse a folder with links inside (False: the owner writes only atomic files in it)
 ):
     "Own `run_dir` for the block (an exclusive `flock` naming its owner); a lock this thread holds is re-entered."
     run_dir = Path(run_dir)
@@ -321,7 +324,7 @@ def run_lock(
     run_dir.mkdir(parents=True, exist_ok=True)
     f, before = _acquire(lock, run_dir, what)
     try:
-        links = [p for p in links_inside(run_dir) if p != lock]
+        links = [p for p in links_inside(run_dir) if p != lock] if check_links else []
         if links:
             raise FileExistsError(
                 f"{links[0]} is a symbolic link (to {os.readlink(links[0])}); a run folder is written in place, never "
@@ -347,7 +350,19 @@ def run_lock(
         lock.unlink(missing_ok=True)  # while still locked: a waiter then finds a new file (the inode check above)
         f.close()
 
-# %% ../nbs/02_runfiles.ipynb #c030
+# %% ../nbs/02_runfiles.ipynb #c032
+def _restore_record(run_dir: Path, name: str) -> None:
+    "Put back a started run's missing record from its newest checkpoint's copy, or refuse to go on without one."
+    copies = [ck / name for ck in reversed(checkpoint_folders(run_dir)) if (ck / name).is_file()]
+    if not copies:
+        raise FileNotFoundError(
+            f"{run_dir / name} is missing and no checkpoint of the run holds a copy: the run cannot be checked "
+            "against its record; restore the file, or start a new run folder"
+        )
+    atomic_write(run_dir / name, copies[0].read_bytes())
+    warnings.warn(f"{run_dir / name} was missing: put back from {copies[0]}", stacklevel=3)
+
+
 def start_run(
     run_dir,  # the run folder, owned by this process (`run_lock`)
     records: dict,  # file name -> (text, what it records), e.g. {"config.yaml": (config_yaml(cfg), "config")}
@@ -362,6 +377,8 @@ def start_run(
     if started and not resume:
         raise FileExistsError(f"{run_dir} already has checkpoints; resume it, or choose another run folder")
     for name, (text, what) in records.items():
+        if started and not (run_dir / name).exists():
+            _restore_record(run_dir, name)  # else a missing record would let any config continue the run
         write_run_record(run_dir / name, text, what, resume=started, may_change=may_change)
 
     def save_record(folder) -> None:
@@ -370,7 +387,7 @@ def start_run(
 
     return save_record
 
-# %% ../nbs/02_runfiles.ipynb #c033
+# %% ../nbs/02_runfiles.ipynb #c036
 _STATS_RE = re.compile(
     r"^(train|val)@(checkpoint-(\d+))(?:\.blocks(\d+)-(\d+))?(?:\.layer(\d+))?\.safetensors(\.partial)?$"
 )

@@ -26,18 +26,28 @@ from transformers.utils import logging as hf_logging
 from .config import TrainConfig
 
 # %% auto #0
-__all__ = ['TRACKERS', 'resolve_device', 'cpu_has_bf16', 'autocast_context', 'seed_everything', 'rng_state', 'set_rng_state',
-           'save_rng_state', 'load_rng_state', 'quiet_transformers', 'TensorBoardTracker', 'WandbTracker',
-           'tracker_names', 'enable_gradient_checkpointing', 'default_optimizer']
+__all__ = ['TRACKERS', 'parse_device', 'resolve_device', 'cpu_has_bf16', 'autocast_context', 'seed_everything', 'rng_state',
+           'set_rng_state', 'save_rng_state', 'load_rng_state', 'quiet_transformers', 'TensorBoardTracker',
+           'WandbTracker', 'tracker_names', 'enable_gradient_checkpointing', 'default_optimizer']
 
 # %% ../nbs/01_runtime.ipynb #c006
-def resolve_device(spec: str = "auto") -> torch.device:
-    "`'auto'` → CUDA when available, else CPU; anything else is passed to `torch.device` (and checked)."
-    if spec == "auto":
+def parse_device(spec: str, key: str = "train.device") -> str:
+    "`spec` when it names a device (`auto`, `cpu`, `cuda`, `cuda:1`, ...), whether or not this machine has it."
+    if spec != "auto":
+        try:
+            torch.device(spec)
+        except (RuntimeError, ValueError, TypeError):
+            raise ValueError(f"{key}={spec!r} is not a device: use auto, cpu, cuda or cuda:N") from None
+    return spec
+
+
+def resolve_device(spec: str = "auto", key: str = "train.device") -> torch.device:
+    "`'auto'` → CUDA when available, else CPU; anything else is parsed by `torch.device` (and checked)."
+    if parse_device(spec, key) == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     dev = torch.device(spec)
     if dev.type == "cuda" and not torch.cuda.is_available():
-        raise RuntimeError(f"device '{spec}' requested but CUDA is not available; use train.device=auto or cpu")
+        raise RuntimeError(f"{key}={spec!r} asks for CUDA, which this machine does not have; use auto or cpu")
     return dev
 
 

@@ -26,7 +26,8 @@ from .config import TrainConfig
 from .data import epoch_order
 from .distributed import all_reduce_sum, average_gradients, barrier, rank_batches, rank_of, world_size_of
 from .runfiles import atomic_write, checkpoint_folders, checkpoint_name, replace_dir, run_lock, writing
-from .checkpoints import CheckpointError, TrainState, intact_checkpoint, load_model_weights, load_state_into
+from .checkpoints import CheckpointError, ResumeMismatch, TrainState, intact_checkpoint, load_model_weights
+from .checkpoints import load_state_into
 from .checkpoints import load_torch_state, read_json, read_train_state, resume_position, save_model_weights
 from .checkpoints import save_torch_state, set_aside, verify_checkpoint, write_manifest, write_train_state
 from .runtime import TensorBoardTracker, WandbTracker, tracker_names
@@ -160,7 +161,7 @@ def load_checkpoint(self: Trainer, path) -> None:
     saved = read_json(path / "callbacks.json") if (path / "callbacks.json").exists() else {}
     mine = dict(self._stateful_callbacks())
     if not isinstance(saved, dict) or set(saved) != set(mine):
-        raise ValueError(
+        raise ResumeMismatch(
             f"checkpoint {path} was written with stateful callbacks {sorted(saved)}, "
             f"but this run has {sorted(mine)}; resume with the same callbacks"
         )
@@ -171,7 +172,7 @@ def load_checkpoint(self: Trainer, path) -> None:
     if self.engine is not None:
         self.engine.load_optimizer_state(optim, path)
     elif isinstance(optim, dict) and "engine" in optim:
-        raise ValueError(f"{path} was written by a {optim['engine']} run; resume it with the same train.deepspeed")
+        raise ResumeMismatch(f"{path} was written by a {optim['engine']} run; resume it with the same train.deepspeed")
     else:
         load_state_into(self.optimizer, optim, path / "optimizer.pt")
     load_state_into(self.scheduler, load_torch_state(path / "scheduler.pt"), path / "scheduler.pt")
@@ -389,7 +390,9 @@ def _resume(self: Trainer) -> Path | None:
             continue  # an empty folder holds nothing to lose
         try:
             self.load_checkpoint(ck)
-        except Exception as e:  # any failure (damage, tampering, a state that does not fit): the one before
+        except ResumeMismatch:  # sound, but not for these settings: a setting to change, not a checkpoint to skip
+            raise
+        except Exception as e:  # any other failure (damage, tampering, a state that does not fit): the one before
             warnings.warn(f"cannot resume from {ck}: {e}; trying the checkpoint before it", stacklevel=3)
             failed.append((ck, e))
             continue
