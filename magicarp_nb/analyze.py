@@ -52,10 +52,11 @@ def _found_stats(experiment_dir: Path) -> list[dict]:
     "`find_stats`, failing clearly when there is nothing to analyse."
     entries = find_stats(experiment_dir)
     if not entries:
-        where = "an empty folder" if experiment_dir.is_dir() else "no such folder"
+        where = "no such folder" if not experiment_dir.is_dir() else "an empty folder"
+        where = "its runs have no stats/ yet" if any(experiment_dir.glob("*/config.yaml")) else where
         raise FileNotFoundError(
-            f"no collected statistics under {experiment_dir}/*/stats/ ({where}); "
-            "pass runs/<experiment> after collecting its checkpoints"
+            f"no collected statistics under {experiment_dir}/*/stats/ ({where}); pass runs/<experiment> after "
+            "collecting its checkpoints (a CARP run is evaluated by run_eval, not analysed)"
         )
     return entries
 

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import argparse
 import functools
+import hashlib
 import json
 import math
+import re
 import time
 from pathlib import Path
 
@@ -30,7 +32,8 @@ from .runtime import quiet_transformers, resolve_device
 from .sources import require_hub
 
 # %% auto #0
-__all__ = ['load_causal_lm', 'model_blocks', 'resolve_layers', 'collect_layers', 'save_head', 'collect_model', 'collect_cli']
+__all__ = ['load_causal_lm', 'model_blocks', 'resolve_layers', 'collect_layers', 'save_head', 'weights_fingerprint',
+           'collect_model', 'collect_parser', 'collect_cli']
 
 # %% ../nbs/25_anymodel.ipynb #c006
 _HUB_HINT = (
@@ -229,6 +232,16 @@ def save_head(model, checkpoint_dir, name: str) -> Path:
     return atomic_write(Path(checkpoint_dir) / HEAD_FILE, safetensors.torch.save({"W": W}, metadata=meta))
 
 # %% ../nbs/25_anymodel.ipynb #c018
+def weights_fingerprint(model) -> str:
+    "sha256 of a model's weights (names, dtypes, shapes, bytes): statistics follow them, not the model's name."
+    h = hashlib.sha256()
+    for name, t in sorted(model.state_dict().items()):
+        t = t.detach().to("cpu").contiguous()
+        h.update(f"{name}:{t.dtype}:{tuple(t.shape)}".encode())
+        h.update(t.view(torch.uint8).numpy().tobytes() if t.numel() else b"")
+    return h.hexdigest()
+
+
 def collect_model(
     model,  # a save_pretrained folder, a hub name, a loaded PreTrainedModel, or a checkpoint of train_clm
     corpus=None,  # a load_text_corpus source or TextDataConfig (None: a train_clm checkpoint's own stream)
@@ -251,10 +264,10 @@ def collect_model(
     if corpus is None and not own_run:
         raise ValueError("give a corpus (only a checkpoint of train_clm brings its own token stream)")
     if corpus is not None and out_dir is None:
-        raise ValueError("give out_dir: where the statistics of this model go")
+        raise ValueError("give out_dir (the --out folder): where the statistics of this model go")
     src = verify_checkpoint(src) if own_run else src  # a run's checkpoint is trusted by content, as collect's is
     model, tokenizer, name = load_causal_lm(model, tokenizer)
-    model.to(resolve_device(device))
+    model.to(resolve_device(device, "device"))
     W = model.get_output_embeddings().weight
     owner = src.parent if own_run else Path(out_dir)  # one writer: the lock comes before data.json, head and stats
     lock = f".layers@{src.name}.lock" if own_run else ".lock"
@@ -268,7 +281,7 @@ def collect_model(
             if ctx and block_size > ctx:
                 raise ValueError(f"block_size {block_size} exceeds the context length of {name} ({ctx})")
             train_blocks, valid_blocks, fp = model_blocks(corpus, tokenizer, block_size, W.shape[0], **corpus_kwargs)
-            checkpoint, weights = Path(out_dir) / checkpoint_name(step), {}
+            checkpoint, weights = Path(out_dir) / checkpoint_name(step), {"weights_sha256": weights_fingerprint(model)}
             record = json.dumps({**fp, "model": name}, indent=1, sort_keys=True)
             write_run_record(Path(out_dir) / "data.json", record, "token stream", resume)
             save_head(model, checkpoint, name)
@@ -307,20 +320,38 @@ def _collect_passes(model, checkpoint, train_blocks, valid_blocks, fp, base, lay
         collect_layers(model, valid_blocks, paths("val"), "val", train_stats=train, meta=val_meta, **common)
     return train
 
-# %% ../nbs/25_anymodel.ipynb #c036
-def _collect_parser() -> argparse.ArgumentParser:
+# %% ../nbs/25_anymodel.ipynb #c038
+def _layers_arg(text: str):
+    if text in ("last", "all") or re.fullmatch(r"-?\d+(,-?\d+)*", text):
+        return text if text in ("last", "all") else [int(k) for k in text.split(",")]
+    raise argparse.ArgumentTypeError(f"{text!r}: give last, all, or comma-separated layer indices (e.g. 0,3,-1)")
+
+
+def _whole(least: int):
+    def parse(text: str) -> int:
+        if not re.fullmatch(r"\d+", text) or int(text) < least:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number ≥ {least}")
+        return int(text)
+
+    return parse
+
+
+def collect_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="magicarp-collect", description="Collapse statistics of any causal LM.")
     ap.add_argument("model", help="a save_pretrained folder, a hub name, or a checkpoint of train_clm")
     ap.add_argument("--corpus", default=None, help="generated, a .txt/table file, a save_to_disk folder or a hub name")
     ap.add_argument("--out", default=None, help="output folder (default for a train_clm checkpoint: its run)")
     ap.add_argument("--tokenizer", default=None, help="default: the model's own")
-    ap.add_argument("--layers", default="last", help="last, all, or comma-separated indices (e.g. 0,3,-1)")
-    ap.add_argument("--step", type=int, default=0)
-    ap.add_argument("--block-size", type=int, default=128)
-    ap.add_argument("--batch-size", type=int, default=32)
-    ap.add_argument("--n-stories", type=int, default=6000)
-    ap.add_argument("--max-texts", type=int, default=None)
+    ap.add_argument("--layers", default="last", type=_layers_arg, help="last, all, or indices (e.g. 0,3,-1)")
+    ap.add_argument(
+        "--step", type=_whole(0), default=0, help="the checkpoint step in the file names (e.g. a revision's)"
+    )
+    ap.add_argument("--block-size", type=_whole(2), default=128)
+    ap.add_argument("--batch-size", type=_whole(1), default=32)
+    ap.add_argument("--n-stories", type=_whole(1), default=6000, help="for --corpus generated")
+    ap.add_argument("--max-texts", type=_whole(1), default=None)
     ap.add_argument("--device", default="auto")
+    ap.add_argument("--no-resume", action="store_true", help="collect again: ignore finished and partial statistics")
     ap.add_argument("--analyze", action="store_true", help="write <out>/analysis.csv afterwards")
     ap.add_argument("--no-progress", action="store_true", help="no progress bars")
     return ap
@@ -328,20 +359,20 @@ def _collect_parser() -> argparse.ArgumentParser:
 
 def collect_cli(argv=None):
     "Command line for `collect_model`."
-    a = _collect_parser().parse_args(argv)
-    layers = a.layers if a.layers in ("last", "all") else [int(k) for k in a.layers.split(",")]
+    a = collect_parser().parse_args(argv)
     collect_model(
         a.model,
         a.corpus,
         a.out,
         a.tokenizer,
-        layers,
+        a.layers,
         a.step,
         a.block_size,
         a.batch_size,
         device=a.device,
         n_stories=a.n_stories,
         max_texts=a.max_texts,
+        resume=not a.no_resume,
         progress=not a.no_progress,
     )
     out = Path(a.out) if a.out else Path(a.model).parent

@@ -16,7 +16,7 @@ import torch
 
 from .carp import build_carp, load_carp
 from .collapse import AgreementStats, CollapseStats
-from .config import load_config
+from .config import load_config, to_dict
 from .data import TokenizedPairs, load_pairs
 from .embeddings import encode_corpus, load_embeddings
 from .measures import nc_row
@@ -26,7 +26,8 @@ from .retrieval import retrieval_metrics
 from .runfiles import atomic_write
 from .checkpoints import latest_checkpoint, verify_checkpoint
 from .runtime import seed_everything
-from .sources import read_dataset
+from .sources import check_text_column, read_dataset
+from .trainer import RESUME_MAY_CHANGE
 
 # %% auto #0
 __all__ = ['carp_nc_row', 'probe_collapse_row', 'evaluate_run', 'eval_tables', 'encode_run']
@@ -181,6 +182,8 @@ def _encode_texts(cfg, tower: str, split: str | None, source: str | None, column
     "`(texts, split, column, source name)` to encode: the run's pairs, or a column of a table."
     if source is None:
         split, column = split or "validation", column or tower
+        if split not in ("train", "validation"):
+            raise ValueError(f"split={split!r}: a run's pairs have the splits 'train' and 'validation'")
         ds = getattr(load_pairs(cfg.data), split)
         what = f"pairs:{cfg.data.pipeline}"
     else:
@@ -191,9 +194,19 @@ def _encode_texts(cfg, tower: str, split: str | None, source: str | None, column
         ds, what = dsd[split], str(Path(source).resolve()) if Path(source).exists() else source
     if column not in ds.column_names:
         raise KeyError(f"{what} split {split!r} has no column {column!r}; columns: {ds.column_names}")
+    check_text_column(ds, column, f"{what} split {split!r}", "column")
     return ds[column], split, column, what
 
 # %% ../nbs/26_carp_eval.ipynb #c019
+def _settled(cfg) -> dict:
+    "A config as a dict without the keys a resumed run may change (a checkpoint from before the change is the run's)."
+    d = to_dict(cfg)
+    for key in RESUME_MAY_CHANGE:
+        section, name = key.split(".")
+        d[section].pop(name, None)
+    return d
+
+
 def encode_run(
     run_dir,  # a CARP run folder
     out_dir=None,  # folder of the shards (None: <run>/encodings/<checkpoint>/<split or file>.<column>.<tower>)
@@ -221,6 +234,8 @@ def encode_run(
     cfg = load_config(str(verify_checkpoint(ck) / "config.yaml"))
     if cfg.task != "carp":
         raise ValueError(f"{run} is a {cfg.task} run; encode takes a CARP run (its passage and review towers)")
+    if (run / "config.yaml").is_file() and _settled(load_config(str(run / "config.yaml"))) != _settled(cfg):
+        raise ValueError(f"{ck} was written by another run: its config.yaml is not {run / 'config.yaml'}")
     texts, split, column, what = _encode_texts(cfg, tower, split, source, column)
     name = split if source is None else f"{Path(source).stem}.{split}"
     out = Path(out_dir) if out_dir is not None else run / "encodings" / ck.name / f"{name}.{column}.{tower}"

@@ -24,7 +24,7 @@ __all__ = ['MANIFEST', 'MANIFEST_FORMAT', 'CheckpointError', 'ResumeMismatch', '
            'verify_checkpoint', 'recorded_sha256', 'list_checkpoints', 'latest_checkpoint', 'save_model_weights',
            'load_model_weights', 'save_torch_state', 'load_torch_state', 'TrainState', 'read_train_state',
            'write_train_state', 'resume_position', 'read_json', 'load_state_into', 'intact_checkpoint', 'set_aside',
-           'best_checkpoint']
+           'best_checkpoint', 'checkpoint_spec', 'select_checkpoints']
 
 # %% ../nbs/02b_checkpoints.ipynb #c006
 MANIFEST = "files.json"  # written last into a checkpoint: the size and sha256 of every other file in it
@@ -358,3 +358,30 @@ def best_checkpoint(run_dir) -> Path:
             f"{run_dir} has no checkpoint of its best evaluation (step {step}); train it with train.save_best=true"
         )
     return best
+
+# %% ../nbs/02b_checkpoints.ipynb #c031
+def checkpoint_spec(which: str) -> str:
+    "`which` when it names checkpoints: 'last', 'all', 'best' or comma-separated steps (an argparse type too)."
+    if which not in ("last", "all", "best") and not re.fullmatch(r"\d+(,\d+)*", which):
+        raise ValueError(f"checkpoints={which!r}: give 'last', 'all', 'best' or comma-separated steps (193,386)")
+    return which
+
+
+def select_checkpoints(run_dir, which="last") -> list[Path]:
+    "Checkpoints of a run: 'last', 'all', 'best' (`train.save_best`), or comma-separated steps ('193,386')."
+    if not Path(run_dir).is_dir():
+        raise FileNotFoundError(f"run folder {run_dir} does not exist")
+    cks = list_checkpoints(run_dir)
+    if not cks:
+        raise FileNotFoundError(f"{run_dir} has no checkpoints; train it first")
+    if which == "last":
+        return cks[-1:]
+    if which == "best":
+        return [best_checkpoint(run_dir)]
+    if which == "all":
+        return cks
+    steps = {int(x) for x in checkpoint_spec(str(which)).split(",")}
+    chosen = [c for c in cks if checkpoint_step(c) in steps]
+    if len(chosen) != len(steps):
+        raise FileNotFoundError(f"{run_dir} has checkpoints {[c.name for c in cks]}; asked for steps {sorted(steps)}")
+    return chosen

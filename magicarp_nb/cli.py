@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import sys
@@ -14,7 +15,7 @@ import time
 from pathlib import Path
 
 from .analyze import analyze, experiment_dirs, progress_table
-from .anymodel import collect_cli
+from .anymodel import collect_cli, collect_parser
 from .carp_eval import encode_run
 from .collect import collect_checkpoint
 from .config import ConfigTypeError, config_yaml, list_presets, load_config
@@ -23,7 +24,8 @@ from .runfiles import stats_path
 from .gradcache import check_distributed_step
 from .launch import check_config, checkpoints_arg, default_run_dir, grid_cli, grid_parser, positive_int
 from .launch import resolve_run_name
-from .launch import run_notebook, select_checkpoints, train
+from .launch import run_notebook, train
+from .checkpoints import select_checkpoints
 from .measures import GROUPS
 import torch
 
@@ -46,6 +48,22 @@ def comma_list(*choices: str):
     return parse
 
 
+def _positions(text: str) -> list:
+    if not re.fullmatch(r"\d+(,\d+)*", text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of positions (e.g. 0,5,9)")
+    return [int(i) for i in text.split(",")]
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number > 0")
+    return value
+
+
 def _shard_spec(text: str) -> tuple:
     i, sep, n = text.partition("/")
     if not (sep and i.isdigit() and n.isdigit() and int(i) < int(n)):
@@ -62,7 +80,7 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("overrides", nargs="*", help="dotted overrides key=value, e.g. seed=12 train.lr=1e-3")
     t.add_argument("--run-dir", default=None, help="the run folder (default: runs/<experiment>/<run_name>)")
     t.add_argument("--runs-root", default="runs", help="root of the default run folder")
-    t.add_argument("--no-resume", action="store_true", help="start over even if a checkpoint exists")
+    t.add_argument("--no-resume", action="store_true", help="a fresh start: refused where the folder has checkpoints")
     t.add_argument("--dry-run", action="store_true", help="print the resolved config and run folder, train nothing")
     c = sub.add_parser("collect", help="collect the collapse statistics of a CLM run's checkpoints")
     c.add_argument("run_dir")
@@ -85,7 +103,7 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--column", default=None, help="the text column (default: the tower's side; 'text' of --source)")
     e.add_argument("--checkpoint", default="last", help="'last' or a checkpoint folder name")
     e.add_argument("--out", default=None, help="default: <run>/encodings/<checkpoint>/<split>.<column>.<tower>")
-    e.add_argument("--indices", default=None, help="comma-separated dataset positions (default: all)")
+    e.add_argument("--indices", default=None, type=_positions, help="comma-separated dataset positions (default: all)")
     e.add_argument("--sample", type=positive_int, default=None, help="a seeded random subset of this many texts")
     e.add_argument("--seed", type=int, default=0, help="seed of --sample")
     e.add_argument("--dtype", default="float16", choices=["float16", "float32"])
@@ -94,11 +112,11 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--force-fresh", action="store_true", help="discard what the output folder holds")
     sub.add_parser("grid", help="a grid of runs (the options of magicarp-grid follow)", add_help=False)
     d = sub.add_parser("check-distributed", help="N-rank contrastive step vs one process: max relative difference")
-    d.add_argument("--nproc", type=int, default=None, help="processes (default: the visible GPUs, else 2)")
-    d.add_argument("--tolerance", type=float, default=1e-5, help="largest relative gradient difference accepted")
+    d.add_argument("--nproc", type=positive_int, default=None, help="processes (default: the visible GPUs, else 2)")
+    d.add_argument("--tolerance", type=_positive_float, default=1e-5, help="largest relative gradient difference")
     d.add_argument("--backend", default=None, choices=["gloo", "nccl"], help="default: NCCL on GPUs, gloo on CPU")
-    d.add_argument("--global-batch", type=int, default=8, help="pairs in the global batch")
-    d.add_argument("--microbatch-size", type=int, default=2, help="items per encoder forward")
+    d.add_argument("--global-batch", type=positive_int, default=8, help="pairs in the global batch (≥ 2 per rank)")
+    d.add_argument("--microbatch-size", type=positive_int, default=2, help="items per encoder forward")
     ap.commands = dict(sub.choices)  # each command's parser, to name its flags in error messages
     return ap
 
@@ -169,6 +187,11 @@ def check_distributed(
 ) -> int:
     "Run the distributed self-check (in torchrun's ranks when launched by it, else in `nproc` new processes)."
     args = (global_batch, microbatch_size, backend)
+    ranks = int(os.environ.get("WORLD_SIZE", nproc or (torch.cuda.device_count() if torch.cuda.is_available() else 2)))
+    if global_batch < 2 * ranks:
+        raise ValueError(f"global_batch={global_batch} must give each of the {ranks} ranks at least 2 pairs")
+    if backend == "nccl" and not torch.cuda.is_available():
+        raise ValueError("backend=nccl needs CUDA GPUs, which this machine does not have; use gloo")
     if "WORLD_SIZE" in os.environ:  # torchrun started us: every rank runs the check, rank 0 reports
         result = check_distributed_step(*args)
     else:
@@ -226,7 +249,7 @@ def encode_command(a: argparse.Namespace) -> Path:
         a.source,
         a.column,
         a.checkpoint,
-        indices=[int(i) for i in a.indices.split(",")] if a.indices else None,
+        indices=a.indices,
         sample=a.sample,
         seed=a.seed,
         dtype=a.dtype,
@@ -326,7 +349,9 @@ def grid_main(argv=None) -> int:
 def collect_model_main(argv=None) -> int:
     "The `magicarp-collect` command (any Hugging Face causal LM), with `magicarp`'s error reporting."
     argv, debug = _argv(argv)
-    return guarded(lambda: collect_cli(argv), debug)
+    return guarded(
+        lambda: collect_cli(argv), debug, set(re.findall(r"--[a-z][a-z0-9-]*", collect_parser().format_help()))
+    )
 
 
 if __name__ == "__main__" and "__file__" in globals():  # `python -m magicarp_nb.cli`, not a notebook kernel

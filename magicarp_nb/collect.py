@@ -58,7 +58,7 @@ def _start_pass(out_path: Path, stage: str, ident: dict, shape: tuple, device, r
     load = (lambda p: CollapseStats.load(p, device)) if stage == "train" else AgreementStats.load
     if resume and out_path.exists():
         done = load(out_path)
-        check_same_source(done.meta, ident, f"reuse {out_path} (delete it to collect it again)")
+        check_same_source(done.meta, ident, f"reuse {out_path} (collect with resume=False to collect it again)")
         return done, None, True
     partial = partial_path(out_path)
     if resume and partial.exists():

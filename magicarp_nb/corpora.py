@@ -525,6 +525,17 @@ def generate_stories(
     return [generate_story(seed, i, difficulty) for i in range(n)]
 
 # %% ../nbs/04_corpora.ipynb #c035
+def _txt_texts(path: Path, separator: str) -> datasets.Dataset:
+    "The non-empty texts of a .txt corpus, at least 2 of them (one text cannot give a validation split)."
+    texts = texts_dataset(read_texts(path, separator))
+    if len(texts) < 2:
+        raise ValueError(
+            f"corpus file {path} holds {len(texts)} non-empty text(s) between separators {separator!r}: a "
+            "validation split needs at least 2 (data.separator is the string between texts)"
+        )
+    return texts
+
+# %% ../nbs/04_corpora.ipynb #c036
 @contextlib.contextmanager
 def _progress_bars(show: bool):
     "Show or hide `datasets`' progress bars inside the block, restoring the previous setting after."
@@ -553,7 +564,7 @@ def load_text_corpus(
     if source == "generated":
         dsd = split_validation(texts_dataset(generate_stories(n_stories, seed, difficulty)), val_fraction, seed)
     elif path.suffix == ".txt":
-        dsd = split_validation(texts_dataset(read_texts(path, separator)), val_fraction, seed)
+        dsd = split_validation(_txt_texts(path, separator), val_fraction, seed)
     else:
         hint = (
             "Use data.corpus=generated, or download the dataset where there is network "
@@ -584,14 +595,14 @@ def load_text_corpus(
             raise ValueError(f"corpus {source!r} has no non-empty texts in split '{name}'")
     return datasets.DatasetDict(train=dsd["train"], validation=dsd["validation"])
 
-# %% ../nbs/04_corpora.ipynb #c036
+# %% ../nbs/04_corpora.ipynb #c037
 def corpus_of(data_cfg) -> datasets.DatasetDict:
     "The corpus a `config.TextDataConfig` describes, every one of its corpus fields passed (the one place that does)."
     c = data_cfg
     return load_text_corpus(c.corpus, c.n_stories, c.corpus_seed, c.val_fraction, c.text_column, c.separator,
                             c.max_texts, c.difficulty)  # fmt: skip
 
-# %% ../nbs/04_corpora.ipynb #c045
+# %% ../nbs/04_corpora.ipynb #c046
 _STDLIB_SKIP_DIRS = frozenset({"test", "tests", "idle_test", "__pycache__", "site-packages", "dist-packages"})
 _EXTRACTOR_VERSION = 1  # bump when the extraction changes, so that old caches are not reused
 
@@ -643,7 +654,7 @@ def _python_files(root: Path) -> list[Path]:
         files += [Path(folder) / n for n in sorted(names) if n.endswith(".py") and not n.startswith("test_")]
     return files
 
-# %% ../nbs/04_corpora.ipynb #c046
+# %% ../nbs/04_corpora.ipynb #c047
 def extract_stdlib_pairs(
     root=None,  # a folder of Python modules (default: this interpreter's standard library)
     cache: bool = True,  # read and write the cache (see `cache_dir`)

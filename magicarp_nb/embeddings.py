@@ -27,10 +27,18 @@ def select_indices(
     sample: int | None = None,  # a seeded random subset of this many of them (None: all)
     seed: int = 0,  # seed of the sample
 ) -> list[int]:
-    "The positions to encode, in increasing order."
-    idx = list(range(n)) if indices is None else sorted({int(i) for i in indices})
+    "The positions to encode, in increasing order; repeated or out-of-range positions and oversized samples refused."
+    idx = list(range(n)) if indices is None else sorted(int(i) for i in indices)
     if idx and (idx[0] < 0 or idx[-1] >= n):
-        raise IndexError(f"indices must lie in [0, {n}), got [{idx[0]}, {idx[-1]}]")
+        raise ValueError(
+            f"the positions to encode must lie in [0, {n}) (the texts there are), got [{idx[0]}, {idx[-1]}]"
+        )
+    if len(set(idx)) < len(idx):
+        raise ValueError(
+            f"the positions to encode repeat {sorted({i for i in idx if idx.count(i) > 1})[:5]}: give each once"
+        )
+    if sample is not None and not 1 <= sample <= len(idx):
+        raise ValueError(f"sample={sample} must be ≥ 1 and at most the {len(idx)} texts to choose from")
     if sample is not None and sample < len(idx):
         idx = sorted(np.random.default_rng(seed).choice(idx, size=sample, replace=False).tolist())
     return idx

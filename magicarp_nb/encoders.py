@@ -12,6 +12,7 @@ from typing import Callable
 import torch
 import torch.nn.functional as F
 from torch import nn
+from transformers.activations import ACT2FN
 from transformers import AutoConfig, AutoModel, AutoModelForMaskedLM, AutoTokenizer
 from transformers.utils import logging as hf_logging
 
@@ -48,9 +49,13 @@ def resolve_backbone(name: str) -> str:
 
 def _checked_override(key: str, value, old):
     "`value` for config field `key` when it has the type of the backbone's own value and a size is positive."
+    if key in ("model_type", "architectures", "transformers_version"):
+        raise ValueError(
+            f"encoder.backbone_overrides.{key} names what the backbone is; choose another encoder.backbone"
+        )
     same = type(value) is type(old) or (isinstance(old, float) and type(value) is int) or old is None
     if not same:
-        raise TypeError(
+        raise ValueError(
             f"encoder.backbone_overrides.{key}={value!r} is a {type(value).__name__}; the backbone's is a "
             f"{type(old).__name__} ({old!r})"
         )
@@ -61,6 +66,12 @@ def _checked_override(key: str, value, old):
         raise ValueError(f"encoder.backbone_overrides.{key}={value} must be ≥ 1 (the backbone's is {old})")
     if isinstance(value, float) and ("dropout" in key or key.endswith("_prob")) and not 0 <= value < 1:
         raise ValueError(f"encoder.backbone_overrides.{key}={value} must be ≥ 0 and < 1")
+    if isinstance(value, float) and key.endswith("_eps") and value <= 0:
+        raise ValueError(f"encoder.backbone_overrides.{key}={value} must be > 0")
+    if key == "hidden_act" and value not in ACT2FN:
+        raise ValueError(
+            f"encoder.backbone_overrides.hidden_act={value!r} is not an activation: {sorted(ACT2FN)[:12]}…"
+        )
     return value
 
 # %% ../nbs/10_encoders.ipynb #c007
@@ -100,9 +111,20 @@ def load_backbone(
     try:
         with quiet_transformers():
             model = auto.from_config(config) if random_init else auto.from_pretrained(path, config=config)
+    except (ValueError, TypeError, RuntimeError, AssertionError) as e:  # transformers' checks name no config key
+        raise ValueError(
+            f"the backbone {name!r} cannot be built with encoder.backbone_overrides={overrides}: {e}"
+        ) from None
     finally:
         hf_logging.set_verbosity(verbosity)
-    return model, AutoTokenizer.from_pretrained(path)
+    tok = AutoTokenizer.from_pretrained(path)
+    ids = {k: v for k, v in config.to_dict().items() if k.endswith("_token_id") and isinstance(v, int)}
+    too_big = {k: v for k, v in {"len(tokenizer)": len(tok) - 1, **ids}.items() if v >= config.vocab_size}
+    if too_big:  # an embedding lookup past the table fails far from the config (IndexError, AssertionError)
+        raise ValueError(
+            f"the backbone's vocab_size={config.vocab_size} is too small for {too_big} (encoder.backbone_overrides)"
+        )
+    return model, tok
 
 # %% ../nbs/10_encoders.ipynb #c010
 POOLINGS: dict[str, Callable] = {}

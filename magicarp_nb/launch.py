@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.resources
 import json
 import os
@@ -28,15 +29,15 @@ from .config import apply_overrides, load_config
 from .figures import experiment_figures
 from .measures import GROUPS
 from .runtime import parse_device, resolve_device
-from .runfiles import atomic_write, checkpoint_step
-from .checkpoints import best_checkpoint, list_checkpoints
+from .runfiles import atomic_write
+from .checkpoints import checkpoint_spec, select_checkpoints
 from .trainer import TrainResult
 
 # %% auto #0
 __all__ = ['TASKS', 'Task', 'run_name', 'default_run_dir', 'resolve_run_name', 'check_config', 'train', 'runner_path',
-           'run_notebook', 'grid', 'checkpoint_spec', 'select_checkpoints', 'train_stage', 'collect_stage',
-           'analyze_stage', 'eval_stage', 'job_result', 'grid_specs', 'submit_grid', 'positive_int', 'checkpoints_arg',
-           'grid_parser', 'grid_runs', 'executor_params', 'grid_summary', 'grid_cli']
+           'run_notebook', 'grid', 'train_stage', 'collect_stage', 'analyze_stage', 'eval_stage', 'job_result',
+           'grid_specs', 'submit_grid', 'positive_int', 'checkpoints_arg', 'grid_parser', 'grid_runs',
+           'executor_params', 'grid_summary', 'grid_cli']
 
 # %% ../nbs/31_launch.ipynb #c006
 @dataclass(frozen=True)
@@ -138,33 +139,6 @@ def grid(depths, widths, seeds) -> list[tuple[int, int, int]]:
     "Every (depth, width, seed) of a product grid."
     return [(d, w, s) for d in depths for w in widths for s in seeds]
 
-
-def checkpoint_spec(which: str) -> str:
-    "`which` when it names checkpoints: 'last', 'all', 'best' or comma-separated steps (an argparse type too)."
-    if which not in ("last", "all", "best") and not re.fullmatch(r"\d+(,\d+)*", which):
-        raise ValueError(f"checkpoints={which!r}: give 'last', 'all', 'best' or comma-separated steps (193,386)")
-    return which
-
-
-def select_checkpoints(run_dir, which="last") -> list[Path]:
-    "Checkpoints of a run: 'last', 'all', 'best' (`train.save_best`), or comma-separated steps ('193,386')."
-    if not Path(run_dir).is_dir():
-        raise FileNotFoundError(f"run folder {run_dir} does not exist")
-    cks = list_checkpoints(run_dir)
-    if not cks:
-        raise FileNotFoundError(f"{run_dir} has no checkpoints; train it first")
-    if which == "last":
-        return cks[-1:]
-    if which == "best":
-        return [best_checkpoint(run_dir)]
-    if which == "all":
-        return cks
-    steps = {int(x) for x in checkpoint_spec(str(which)).split(",")}
-    chosen = [c for c in cks if checkpoint_step(c) in steps]
-    if len(chosen) != len(steps):
-        raise FileNotFoundError(f"{run_dir} has checkpoints {[c.name for c in cks]}; asked for steps {sorted(steps)}")
-    return chosen
-
 # %% ../nbs/31_launch.ipynb #c021
 def train_stage(spec: dict) -> str:
     "Job: train one run of the grid."
@@ -246,6 +220,8 @@ def _submit(executor, fn, specs: list, after: list, parallel: int | None = None)
         return executor.map_array(fn, specs)
     for job in after:
         job_result(job)  # local and debug executors know no dependencies: wait here instead
+    if executor.cluster == "debug":  # submitit's in-process executor opens pdb on a failure: report it instead
+        fn = functools.partial(_reported, fn)
     jobs, step = [], parallel or len(specs)
     for i in range(0, len(specs), step):  # the local executor starts a whole array at once: submit in waves
         wave = executor.map_array(fn, specs[i : i + step])
@@ -256,15 +232,30 @@ def _submit(executor, fn, specs: list, after: list, parallel: int | None = None)
     return jobs
 
 
+@dataclass(frozen=True)
+class _Failure:
+    message: str  # the failed job's error, as one line
+
+
+def _reported(fn, spec):
+    try:
+        return fn(spec)
+    except Exception as e:
+        return _Failure(f"{type(e).__name__}: {e}")
+
+
 def job_result(job):
     "What a submitit job returned; a failed job is one error naming its last line and its log, not its traceback."
     try:
-        return job.result()
+        out = job.result()
     except submitit.core.utils.FailedJobError as e:
         lines = [ln for ln in str(e).splitlines() if ln.strip()]
         raise RuntimeError(
             f"job {job.job_id} failed: {lines[-1].strip() if lines else e}; its log: {job.paths.stderr}"
         ) from None
+    if isinstance(out, _Failure):
+        raise RuntimeError(f"job {job.job_id} failed: {out.message}")
+    return out
 
 # %% ../nbs/31_launch.ipynb #c024
 def grid_specs(
@@ -333,7 +324,10 @@ def submit_grid(
     executor = submitit.AutoExecutor(folder=str(folder or exp / "submitit"), cluster=cluster)
     if executor.cluster != "slurm" and analyze_device:  # the analysis runs on this machine: it must have the device
         resolve_device(analyze_device, "analyze_device")
-    executor.update_parameters(**{"timeout_min": 240, **executor_params})
+    try:
+        executor.update_parameters(**{"timeout_min": 240, **executor_params})
+    except (NameError, AssertionError, TypeError, ValueError) as e:  # submitit's own checks, in its own words
+        raise ValueError(f"the executor refuses the parameters {executor_params} (--param): {e}") from None
     specs = grid_specs(runs, preset, overrides, exp, checkpoints, records, threads, lr_width)
     jobs = {"train": _submit(executor, train_stage, specs, [], parallel)}
     if base.task == "carp":  # a CARP run is evaluated (run_eval) instead of collected
@@ -384,8 +378,8 @@ def checkpoints_arg(text: str) -> str:
 def grid_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="magicarp-grid", description="Train, collect and analyse a grid of runs.")
     ap.add_argument("--preset", default="clm-tiny")
-    ap.add_argument("--depths", type=int, nargs="+", default=[1, 2])
-    ap.add_argument("--widths", type=int, nargs="+", default=[64, 128, 256])
+    ap.add_argument("--depths", type=positive_int, nargs="+", default=None, help="causal LMs (default: 1 2)")
+    ap.add_argument("--widths", type=positive_int, nargs="+", default=None, help="causal LMs (default: 64 128 256)")
     ap.add_argument("--seeds", type=int, nargs="+", default=[0])
     ap.add_argument(
         "--extra",
@@ -399,10 +393,10 @@ def grid_parser() -> argparse.ArgumentParser:
     ap.add_argument("--runs-root", default="runs")
     ap.add_argument("--cluster", default=None, choices=["slurm", "local", "debug"])
     ap.add_argument(
-        "--shards", type=positive_int, default=1, help="array tasks per run for the collection's train pass"
+        "--shards", type=positive_int, default=None, help="array tasks per run for the collection's train pass (1)"
     )
     ap.add_argument(
-        "--checkpoints", default="last", type=checkpoints_arg, help="'last', 'all', 'best' or steps: 193,386"
+        "--checkpoints", default=None, type=checkpoints_arg, help="'last' (default), 'all', 'best' or steps: 193,386"
     )
     ap.add_argument(
         "--no-records", action="store_true", help="call the functions instead of executing runner notebooks"
@@ -428,12 +422,20 @@ def grid_parser() -> argparse.ArgumentParser:
 # %% ../nbs/31_launch.ipynb #c039
 def grid_runs(a) -> list[tuple[int, int, int]]:
     "The runs of parsed grid arguments: the product grid, then `--extra` seeds of single architectures."
-    runs = grid(a.depths, a.widths, a.seeds)
+    runs = grid(a.depths or [1, 2], a.widths or [64, 128, 256], a.seeds)
     for spec in a.extra:
         arch, seeds = spec.split(":")
         d, w = (int(x) for x in arch.split("x"))
         runs += [(d, w, int(s)) for s in seeds.split(",") if (d, w, int(s)) not in runs]
     return runs
+
+
+def _carp_grid_options(a) -> list[str]:
+    "The options given that mean nothing for a CARP grid (its runs differ by seed, and are evaluated, not collected)."
+    given = {"--depths": a.depths, "--widths": a.widths, "--extra": a.extra or None, "--shards": a.shards,
+             "--checkpoints": a.checkpoints, "--lr-width": a.lr_width, "--analyze-groups": a.analyze_groups,
+             "--analyze-device": a.analyze_device}  # fmt: skip
+    return [flag for flag, value in given.items() if value is not None]
 
 
 def executor_params(pairs: list) -> dict:
@@ -461,6 +463,11 @@ def grid_summary(specs: list) -> pd.DataFrame:
 def grid_cli(argv=None) -> int:
     "Command line for `submit_grid`: submits the stages; on a local executor waits, then prints the runs' summary."
     a = grid_parser().parse_args(argv)
+    if load_config(a.preset, a.overrides).task == "carp" and _carp_grid_options(a):
+        raise ValueError(
+            f"{', '.join(_carp_grid_options(a))} mean nothing for the CARP preset {a.preset}: its runs differ by "
+            "--seeds only, and are evaluated, not collected and analysed"
+        )
     runs, params = grid_runs(a), executor_params(a.param)
     jobs = submit_grid(
         runs,
@@ -469,8 +476,8 @@ def grid_cli(argv=None) -> int:
         a.experiment,
         a.runs_root,
         a.cluster,
-        a.shards,
-        a.checkpoints,
+        a.shards or 1,
+        a.checkpoints or "last",
         records=not a.no_records,
         parallel=a.parallel,
         threads=a.threads,

@@ -321,6 +321,7 @@ def run_lock(
         finally:
             _HELD[str(lock)][1] -= 1
         return
+    made = not run_dir.exists()  # a folder made only for the lock goes again if nothing was written into it
     run_dir.mkdir(parents=True, exist_ok=True)
     f, before = _acquire(lock, run_dir, what)
     try:
@@ -349,6 +350,8 @@ def run_lock(
         _HELD.pop(str(lock), None)
         lock.unlink(missing_ok=True)  # while still locked: a waiter then finds a new file (the inode check above)
         f.close()
+        if made and not any(run_dir.iterdir()):
+            run_dir.rmdir()
 
 # %% ../nbs/02_runfiles.ipynb #c032
 def _restore_record(run_dir: Path, name: str) -> None:
