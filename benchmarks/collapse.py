@@ -114,6 +114,20 @@ def run_child(impl, group, K, D, threads):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def interleaved_best(fns: dict, batches: list, rounds: int = 3) -> dict:
+    "Each contender's fastest pass over `batches`, in interleaved rounds (after a warm-up call each)."
+    times = {k: [] for k in fns}
+    for f in fns.values():
+        f(batches[0])
+    for _ in range(rounds):  # interleaved: every contender sees the same machine state
+        for k, f in fns.items():
+            t = time.perf_counter()
+            for ids in batches:
+                f(ids)
+            times[k].append(time.perf_counter() - t)
+    return {k: min(v) for k, v in times.items()}
+
+
 # ----------------------------------------------------------------------------------------------------------------
 def collection(threads, n_batches=24, batch=32, L=128):
     from magicarp_nb.clm import neo_config
@@ -159,18 +173,9 @@ def collection(threads, n_batches=24, batch=32, L=128):
         "val pass (full + AgreementStats)": val_pass,
         "base + one-hot sums (paper's way)": onehot_sums,
     }
-    times = {k: [] for k in fns}
     with torch.no_grad():
-        for f in fns.values():
-            f(batches[0])  # warm-up
-        for _ in range(3):  # interleaved rounds: every contender sees the same machine state
-            for k, f in fns.items():
-                t = time.perf_counter()
-                for ids in batches:
-                    f(ids)
-                times[k].append(time.perf_counter() - t)
+        best = interleaved_best(fns, batches)
     tokens = n_batches * batch * (L - 1)
-    best = {k: min(v) for k, v in times.items()}
     print(
         f"\n## Collection throughput (GPT-Neo 2x128, vocab {V}, {n_batches} batches of {batch}x{L}, "
         f"{threads} threads; best of 3)\n"

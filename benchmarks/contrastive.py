@@ -39,14 +39,72 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
+def st_cached_step(m: int, max_length: int):
+    "sentence-transformers' CachedMultipleNegativesRankingLoss on MiniLM: (step, backbone)."
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.losses import CachedMultipleNegativesRankingLoss
+
+    from magicarp_nb.encoders import minilm_path
+
+    st = SentenceTransformer(
+        str(minilm_path()),
+        device="cpu",
+        config_kwargs={"hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0},
+    )
+    st.max_seq_length = max_length
+    st.train()
+    st_loss = CachedMultipleNegativesRankingLoss(
+        st,
+        scale=20.0,
+        mini_batch_size=m,
+        directions=("query_to_doc", "doc_to_query"),
+        partition_mode="per_direction",
+    )
+
+    def step(b):
+        loss = st_loss([b["passage"], b["review"]], None)
+        loss.backward()
+        return loss.detach()
+
+    return step, st[0].auto_model
+
+
+def package_step(method: str, enc, obj, m: int):
+    "One of this package's steps (or magiCARP's recomputation) on the encoder `enc`: (step, backbone)."
+    import torch
+
+    from magicarp_nb.encoders import POOLINGS
+    from magicarp_nb.gradcache import contrastive_step, recompute_step
+
+    enc.train()
+
+    def loss_fn(P, R):
+        return obj(P, R)
+
+    def untrimmed(b):
+        "The tower without `trim_padding`: every microbatch as wide as the batch."
+        hidden = enc.backbone(**b).last_hidden_state
+        return torch.nn.functional.normalize(POOLINGS["mean"](hidden, b["attention_mask"]), dim=-1)
+
+    steps = {
+        "full batch": lambda args: contrastive_step(*args, None),
+        "ours": lambda args: contrastive_step(*args, m),
+        "ours, in order": lambda args: contrastive_step(*args, m, sort_by_length=False),
+        "magiCARP": lambda args: recompute_step(untrimmed, untrimmed, loss_fn, *args[3:], m),
+        "magiCARP, trimmed": lambda args: recompute_step(*args, m),
+    }
+    if method not in steps:
+        raise ValueError(f"unknown method {method!r}")
+    return lambda b: steps[method]((enc, enc, loss_fn, b["passage"], b["review"])), enc.backbone
+
+
 def run_one(method: str, B: int, m: int, max_length: int, steps: int, grad_path: str) -> dict:
     "Time `steps` steps of `method` at batch size B in this process; save the last step's encoder gradients."
     import torch
 
     from magicarp_nb.config import EncoderConfig, PairDataConfig
     from magicarp_nb.data import TokenizedPairs, load_pairs
-    from magicarp_nb.encoders import POOLINGS, build_encoder, minilm_path
-    from magicarp_nb.gradcache import contrastive_step, recompute_step
+    from magicarp_nb.encoders import build_encoder
     from magicarp_nb.objectives import InfoNCE
 
     torch.manual_seed(0)
@@ -57,56 +115,7 @@ def run_one(method: str, B: int, m: int, max_length: int, steps: int, grad_path:
     warm = pairs.collate(range(4))
     obj = InfoNCE(temperature=0.05)  # logit scale 20, sentence-transformers' default
 
-    if method == "ST cached":
-        from sentence_transformers import SentenceTransformer
-        from sentence_transformers.sentence_transformer.losses import CachedMultipleNegativesRankingLoss
-
-        st = SentenceTransformer(
-            str(minilm_path()),
-            device="cpu",
-            config_kwargs={"hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0},
-        )
-        st.max_seq_length = max_length
-        st.train()
-        st_loss = CachedMultipleNegativesRankingLoss(
-            st,
-            scale=20.0,
-            mini_batch_size=m,
-            directions=("query_to_doc", "doc_to_query"),
-            partition_mode="per_direction",
-        )
-        backbone = st[0].auto_model
-
-        def step(b):
-            loss = st_loss([b["passage"], b["review"]], None)
-            loss.backward()
-            return loss.detach()
-    else:
-        enc.train()
-        backbone = enc.backbone
-
-        def loss_fn(P, R):
-            return obj(P, R)
-
-        def untrimmed(b):
-            "The tower without `trim_padding`: every microbatch as wide as the batch."
-            hidden = enc.backbone(**b).last_hidden_state
-            return torch.nn.functional.normalize(POOLINGS["mean"](hidden, b["attention_mask"]), dim=-1)
-
-        def step(b):
-            args = (enc, enc, loss_fn, b["passage"], b["review"])
-            if method == "full batch":
-                return contrastive_step(*args, None)
-            if method == "ours":
-                return contrastive_step(*args, m)
-            if method == "ours, in order":
-                return contrastive_step(*args, m, sort_by_length=False)
-            if method == "magiCARP":
-                return recompute_step(untrimmed, untrimmed, loss_fn, b["passage"], b["review"], m)
-            if method == "magiCARP, trimmed":
-                return recompute_step(*args, m)
-            raise ValueError(f"unknown method {method!r}")
-
+    step, backbone = st_cached_step(m, max_length) if method == "ST cached" else package_step(method, enc, obj, m)
     params = list(backbone.parameters())
     rss_before = peak_rss_mb()
     step(warm)  # first calls allocate and initialise; not timed
@@ -139,6 +148,55 @@ def rel_error(a_path: str, b_path: str) -> float:
     return float((fa - fb).norm() / fb.norm())
 
 
+def run_in_process(method: str, B: int, args, tmp: str) -> dict:
+    "One method at batch size B in a process of its own: its result row (with the path of its gradients)."
+    if method == "full batch" and B > args.full_max:
+        return {"method": method, "B": B, "note": f"not run (B > --full-max {args.full_max})"}
+    grad = str(Path(tmp) / f"{method.replace(' ', '_').replace(',', '')}_{B}.pt")
+    cmd = [sys.executable, __file__, "--one", method, str(B), "--grad", grad]
+    cmd += ["--microbatch", str(args.microbatch), "--max-length", str(args.max_length)]
+    cmd += ["--steps", str(args.steps), "--threads", str(args.threads)]
+    env = {**os.environ, "OMP_NUM_THREADS": str(args.threads), "PYTHONWARNINGS": "ignore"}
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    line = [x for x in out.stdout.splitlines() if x.startswith("RESULT ")]
+    if out.returncode != 0 or not line:
+        return {"method": method, "B": B, "note": f"failed: {out.stderr.strip()[-300:]}"}
+    row = {**json.loads(line[0][len("RESULT ") :]), "grad": grad}
+    print(f"{method:>18} B={B:5d}: {row['s_per_step']:8.2f} s/step, peak RSS {row['peak_rss_mb']:7.0f} MB", flush=True)
+    return row
+
+
+def print_table(table, args) -> None:
+    "The results, then how our step compares with each other method at each B."
+    import pandas as pd
+
+    cols = [
+        c
+        for c in ("B", "method", "s_per_step", "peak_rss_mb", "grad_rel_error", "grad_ref", "loss", "tokens", "note")
+        if c in table
+    ]
+    with pd.option_context("display.width", 200, "display.max_colwidth", 60):
+        fmt = {
+            c: (lambda x: x if isinstance(x, str) else f"{x:.4g}") for c in cols if c not in ("B", "method", "grad_ref")
+        }
+        print(table[cols].to_string(index=False, formatters=fmt))
+    ours = table[table["method"] == "ours"].set_index("B")
+    summary = []
+    for other in ("magiCARP", "magiCARP, trimmed", "ST cached", "ours, in order"):
+        o = table[table["method"] == other].set_index("B")
+        for B in ours.index.intersection(o.index):
+            if isinstance(o.loc[B, "s_per_step"], str):  # that run failed
+                continue
+            summary.append(
+                f"B={B}: ours is {o.loc[B, 's_per_step'] / ours.loc[B, 's_per_step']:.2f}x faster than {other}"
+            )
+    if len(ours) > 1:
+        lo, hi = ours.index.min(), ours.index.max()
+        growth = ours.loc[hi, "peak_rss_mb"] / ours.loc[lo, "peak_rss_mb"] - 1
+        summary.append(f"ours: peak RSS grows {100 * growth:.1f}% from B={lo} to B={hi}")
+    print("\n" + "\n".join(summary))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[64, 256, 1024], help="contrastive batch sizes B")
@@ -167,28 +225,11 @@ def main():
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for B in args.sizes:
+            done = {}
             for method in args.methods:
-                if method == "full batch" and B > args.full_max:
-                    rows.append({"method": method, "B": B, "note": f"not run (B > --full-max {args.full_max})"})
-                    continue
-                grad = str(Path(tmp) / f"{method.replace(' ', '_').replace(',', '')}_{B}.pt")
-                cmd = [sys.executable, __file__, "--one", method, str(B), "--grad", grad]
-                cmd += ["--microbatch", str(args.microbatch), "--max-length", str(args.max_length)]
-                cmd += ["--steps", str(args.steps), "--threads", str(args.threads)]
-                env = {**os.environ, "OMP_NUM_THREADS": str(args.threads), "PYTHONWARNINGS": "ignore"}
-                out = subprocess.run(cmd, capture_output=True, text=True, env=env)
-                line = [x for x in out.stdout.splitlines() if x.startswith("RESULT ")]
-                if out.returncode != 0 or not line:
-                    rows.append({"method": method, "B": B, "note": f"failed: {out.stderr.strip()[-300:]}"})
-                    continue
-                row = json.loads(line[0][len("RESULT ") :])
-                row["grad"] = grad
-                rows.append(row)
-                print(
-                    f"{method:>18} B={B:5d}: {row['s_per_step']:8.2f} s/step, peak RSS {row['peak_rss_mb']:7.0f} MB",
-                    flush=True,
-                )
-            done = {r["method"]: r for r in rows if r["B"] == B and "grad" in r}
+                rows.append(run_in_process(method, B, args, tmp))
+                if "grad" in rows[-1]:
+                    done[method] = rows[-1]
             ref = done.get("full batch") or done.get("ST cached")
             for r in done.values():
                 if ref is not None and r is not ref:
@@ -203,31 +244,7 @@ def main():
         f"\ntorch threads: {threads}, m = {args.microbatch}, max length {args.max_length} tokens, "
         f"fastest of {args.steps} step(s)\n"
     )
-    cols = [
-        c
-        for c in ("B", "method", "s_per_step", "peak_rss_mb", "grad_rel_error", "grad_ref", "loss", "tokens", "note")
-        if c in table
-    ]
-    with pd.option_context("display.width", 200, "display.max_colwidth", 60):
-        fmt = {
-            c: (lambda x: x if isinstance(x, str) else f"{x:.4g}") for c in cols if c not in ("B", "method", "grad_ref")
-        }
-        print(table[cols].to_string(index=False, formatters=fmt))
-    ours = table[table["method"] == "ours"].set_index("B")
-    summary = []
-    for other in ("magiCARP", "magiCARP, trimmed", "ST cached", "ours, in order"):
-        o = table[table["method"] == other].set_index("B")
-        for B in ours.index.intersection(o.index):
-            if isinstance(o.loc[B, "s_per_step"], str):  # that run failed
-                continue
-            summary.append(
-                f"B={B}: ours is {o.loc[B, 's_per_step'] / ours.loc[B, 's_per_step']:.2f}x faster than {other}"
-            )
-    if len(ours) > 1:
-        lo, hi = ours.index.min(), ours.index.max()
-        growth = ours.loc[hi, "peak_rss_mb"] / ours.loc[lo, "peak_rss_mb"] - 1
-        summary.append(f"ours: peak RSS grows {100 * growth:.1f}% from B={lo} to B={hi}")
-    print("\n" + "\n".join(summary))
+    print_table(table, args)
 
 
 if __name__ == "__main__":

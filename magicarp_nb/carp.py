@@ -17,12 +17,13 @@ from torch import nn
 from .config import CarpConfig, ConfigValueError, check_name, config_yaml, load_config
 from .data import PAIR_PIPELINES, MLMMasking, TokenizedPairs, duplicate_mask, load_pairs
 from .encoders import build_encoder, trim_padding
-from .engines import DeepSpeedEngine, deepspeed_config
+from .engines import deepspeed_config
 from .distributed import barrier, gather_sizes, gather_with_grad, rank_of, world_size_of
 from .gradcache import batch_size_of, contrastive_step, distributed_contrastive_step
 from .gradcache import microbatch_indices, take
 from magicarp_nb.objectives import (
     OBJECTIVES,
+    LearnedScale,
     contrastive_accuracy,
     make_objective,
     masked_logits,
@@ -34,7 +35,7 @@ from .runfiles import run_lock, start_run
 from .checkpoints import load_model_weights
 from .runtime import parse_device, quiet_transformers, seed_everything, tracker_names
 from .schedulers import SCHEDULES, Phase, PhaseScheduler, set_schedule
-from .trainer import RESUME_MAY_CHANGE, Trainer, TrainResult
+from .trainer import RESUME_MAY_CHANGE, Trainer, TrainResult, TrainStep
 
 # %% auto #0
 __all__ = ['CarpModel', 'build_carp', 'has_mlm_phase', 'carp_run_name', 'carp_step', 'mlm_step', 'carp_phases', 'train_carp',
@@ -123,11 +124,10 @@ def carp_step(
     model: CarpModel,  # towers and objective
     microbatch_size: int | None = None,  # pairs per encoder forward (None: the whole batch)
     group=None,  # a process group: the batch is this rank's shard of a global batch (None: one process)
-    backward=None,  # (tensor, grad=None) -> None: the trainer's engine's backward (None: autograd's)
-):
-    "The trainer's `train_step(batch, scale)` for a CARP model."
+) -> TrainStep:
+    "The trainer's `train_step(batch, scale, backward)` for a CARP model: its loss is the global batch's."
 
-    def step(batch: dict, scale: float) -> dict:
+    def step(batch: dict, scale: float, backward) -> dict:
         mask, momentum = _global_batch_parts(model, batch, group)
         loss_fn = lambda P, R: objective_loss(model.objective, P, R, mask)  # noqa: E731
         if momentum is not None:
@@ -142,17 +142,16 @@ def carp_step(
         with torch.no_grad():  # objectives without their own logits are scored on cosine similarities
             logits = masked_logits(objective_logits(model.objective, P, R), mask)
             metrics["train_accuracy"] = contrastive_accuracy(logits)["accuracy"]
-            if hasattr(model.objective, "scale"):
+            if isinstance(model.objective, LearnedScale):
                 metrics["logit_scale"] = float(model.objective.scale)
         return metrics
 
-    step.global_batch = True  # its loss is the global batch's, on every rank: no weighting by share
-    return step
+    return TrainStep(step, global_batch=True)  # the loss is the global batch's, on every rank: no share weights
 
 # %% ../nbs/14_carp.ipynb #c013
-def _mlm_side(encoder, part: dict, microbatch_size: int | None, scale: float, backward=None) -> tuple:
+def _mlm_side(encoder, part: dict, microbatch_size: int | None, scale: float, backward) -> tuple:
     "Backpropagate `scale` × the mean masked-LM loss of one side, by microbatch; `(loss, n selected, n correct)`."
-    n, backward = int((part["labels"] != -100).sum()), backward or torch.autograd.backward
+    n = int((part["labels"] != -100).sum())
     total, correct = 0.0, 0
     for idx in microbatch_indices(part, microbatch_size or batch_size_of(part)):
         sub = trim_padding(take(part, idx))
@@ -168,11 +167,10 @@ def _mlm_side(encoder, part: dict, microbatch_size: int | None, scale: float, ba
 def mlm_step(
     model: CarpModel,  # towers that are `encoders.MixedMLMEncoder`s
     microbatch_size: int | None = None,  # texts per forward (None: each side at once)
-    backward=None,  # (tensor, grad=None) -> None: the trainer's engine's backward (None: autograd's)
 ):
-    "The trainer's `train_step(batch, scale)` of the masked-LM phase: the mean of the two sides' MLM losses."
+    "The trainer's `train_step(batch, scale, backward)` of the masked-LM phase: the mean of the sides' MLM losses."
 
-    def step(batch: dict, scale: float) -> dict:
+    def step(batch: dict, scale: float, backward) -> dict:
         if "passage_mlm" not in batch:
             raise KeyError("an MLM step needs batches masked by data.MLMMasking (passage_mlm, review_mlm)")
         sides = [
@@ -185,10 +183,6 @@ def mlm_step(
     return step
 
 # %% ../nbs/14_carp.ipynb #c014
-def _backward_of(trainer: Trainer):
-    return trainer.engine.backward if trainer.engine is not None else None
-
-
 def carp_phases(
     cfg: CarpConfig,  # objective.mlm_steps / mlm_epochs / mlm_probability, train's schedule
     model: CarpModel,  # the towers and objective
@@ -207,13 +201,12 @@ def carp_phases(
     masking = [MLMMasking(tokenizer, o.mlm_probability, cfg.seed)]
 
     def enter_mlm(trainer, start):
-        trainer.train_step = mlm_step(model, cfg.microbatch_size, _backward_of(trainer))
+        trainer.train_step = mlm_step(model, cfg.microbatch_size)
         trainer.get_batch = lambda idx: train.collate(idx, masking)
         set_schedule(trainer, t.schedule, start, steps, round(t.warmup_ratio * steps), t.min_lr_ratio)
 
     def enter_contrastive(trainer, start):
-        step = carp_step(model, cfg.microbatch_size, trainer.group, _backward_of(trainer))
-        trainer.train_step, trainer.get_batch = step, train.collate
+        trainer.train_step, trainer.get_batch = carp_step(model, cfg.microbatch_size, trainer.group), train.collate
         rest = trainer.total_steps - start
         set_schedule(trainer, t.schedule, start, rest, round(t.warmup_ratio * rest), t.min_lr_ratio)
 
@@ -261,10 +254,9 @@ def train_carp(
             save_record(folder)
 
         global_batch = cfg.train.batch_size * world_size_of(group)  # the validation loss's contrastive batch
-        engine = DeepSpeedEngine(cfg.train.deepspeed) if cfg.train.deepspeed else None
         trainer = Trainer(
             model,
-            carp_step(model, cfg.microbatch_size, group, engine.backward if engine else None),
+            carp_step(model, cfg.microbatch_size, group),
             len(train),
             train.collate,
             cfg.train,
@@ -275,11 +267,10 @@ def train_carp(
             callbacks=callbacks,
             desc=carp_run_name(cfg),
             group=group,
-            engine=engine,
         )
         if has_mlm_phase(cfg):  # first among the callbacks: the phase is set before any other callback sees a step
             trainer.callbacks.insert(0, carp_phases(cfg, model, train, tok, trainer))
-        if hasattr(model.objective, "clamp_"):
+        if isinstance(model.objective, LearnedScale):
             trainer.after_step(model.objective.clamp_)
         if hasattr(model, "momentum_passage"):
             trainer.after_step(model.update_momentum)

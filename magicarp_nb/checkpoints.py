@@ -231,21 +231,26 @@ class TrainState:
 _REQUIRED = ("epoch", "batch_in_epoch", "global_step")  # older checkpoints may lack the others: their defaults
 
 
+def _field_problem(k: str, v) -> str | None:
+    "What is wrong with one field of a `trainer_state.json`, by its type alone (None: nothing)."
+    if k in ("history", "metrics"):
+        return None if isinstance(v, list if k == "history" else dict) else f"'{k}' is a {type(v).__name__}"
+    if k == "best_value":
+        ok = v is None or (type(v) in (int, float) and math.isfinite(v))
+        return None if ok else f"'best_value' is {v!r}, not a finite number or null"
+    if not (type(v) is int or (k == "best_step" and v is None)) or (v is not None and v < 0):
+        return f"'{k}' is {v!r}, not a whole number ≥ 0"
+    return None
+
+
 def _state_problem(data: dict, step: int) -> str | None:
     "What is wrong with the fields of a `trainer_state.json` (None: nothing)."
     known = {f.name for f in fields(TrainState)}
     if set(data) - known or set(_REQUIRED) - set(data):
         odd, gone = sorted(set(data) - known), sorted(set(_REQUIRED) - set(data))
         return f"unknown keys {odd}" if odd else f"missing keys {gone}"
-    for k, v in data.items():
-        if k in ("history", "metrics"):
-            if not isinstance(v, list if k == "history" else dict):
-                return f"'{k}' is a {type(v).__name__}"
-        elif k == "best_value":
-            if v is not None and (type(v) not in (int, float) or not math.isfinite(v)):
-                return f"'best_value' is {v!r}, not a finite number or null"
-        elif not (type(v) is int or (k == "best_step" and v is None)) or (v is not None and v < 0):
-            return f"'{k}' is {v!r}, not a whole number ≥ 0"
+    if problem := next(filter(None, (_field_problem(k, v) for k, v in data.items())), None):
+        return problem
     if data["global_step"] != step:
         return f"'global_step' is {data['global_step']}, but the folder is the checkpoint of step {step}"
     rows, numbers = data.get("history", []), (int, float)

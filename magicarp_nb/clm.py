@@ -22,6 +22,7 @@ from .data import load_tokenizer, prepare_text_blocks, unigram_cross_entropy, un
 from .objectives import simctg_loss
 from .runfiles import arch_name, has_checkpoints, replace_dir, run_lock, start_run, writing
 from .distributed import all_gather, all_reduce_sum, barrier, rank_of, world_size_of
+from .engines import deepspeed_config
 from .runtime import parse_device, quiet_transformers, resolve_device, seed_everything, tracker_names
 from .schedulers import SCHEDULES
 from .trainer import RESUME_MAY_CHANGE, Trainer, TrainResult
@@ -98,16 +99,16 @@ def clm_step(
 ):
     "The train step of a causal LM: forward with labels (plus SimCTG's loss if weighted), backward of the scaled loss."
 
-    def step(batch, scale):
+    def step(batch, scale, backward):
         ids = batch.long()
         if not simctg_weight:
             out = model(input_ids=ids, labels=ids)
-            (out.loss * scale).backward()
+            backward(out.loss * scale)
             return {"loss": out.loss.detach()}
         out = model(input_ids=ids, labels=ids, output_hidden_states=True)
         # packed blocks have no padding: every position is a real token
         contrastive = simctg_loss(out.hidden_states[-1], torch.ones_like(ids, dtype=torch.bool), simctg_margin)
-        ((out.loss + simctg_weight * contrastive) * scale).backward()
+        backward((out.loss + simctg_weight * contrastive) * scale)
         return {"loss": out.loss.detach(), "simctg_loss": contrastive.detach()}
 
     return step
@@ -202,7 +203,7 @@ def check_clm(cfg: CLMConfig) -> CLMConfig:
     if cfg.model.width % cfg.model.n_head:
         raise ConfigValueError(f"model.n_head={cfg.model.n_head} must divide model.width={cfg.model.width}")
     if cfg.train.deepspeed:
-        raise ConfigValueError("train.deepspeed is for CARP runs; a causal-LM run has no DeepSpeed engine yet")
+        deepspeed_config(cfg.train.deepspeed)
     return cfg
 
 # %% ../nbs/20_clm.ipynb #c020

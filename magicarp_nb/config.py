@@ -472,7 +472,7 @@ class TrainConfig:
     )
     deepspeed: Optional[str] = opt(
         None,
-        "CARP runs under torchrun: DeepSpeed ZeRO, a shipped config (zero1, zero2) or a JSON file (None: off)",
+        "DeepSpeed ZeRO under torchrun (any task): a shipped config (zero1, zero2) or a JSON file (None: off)",
     )
 
 # %% ../nbs/00_config.ipynb #c026

@@ -547,6 +547,18 @@ def _progress_bars(show: bool):
         (datasets.utils.enable_progress_bars if was else datasets.utils.disable_progress_bars)()
 
 
+def _only_texts(ds: datasets.Dataset, where: str, text_column: str) -> datasets.Dataset:
+    "The non-empty texts of `ds` (`where`: corpus and split, for messages) in a single column `text`."
+    if text_column not in ds.column_names:
+        raise KeyError(f"{where} has no column '{text_column}'; columns: {ds.column_names} (set data.text_column)")
+    check_text_column(ds, text_column, where, "data.text_column")
+    if text_column != "text":
+        ds = ds.rename_column(text_column, "text")
+    keep = [c for c in ds.column_names if c != "text"]
+    with _progress_bars(len(ds) > 100_000):  # a bar only where filtering takes a while
+        return ds.remove_columns(keep).filter(lambda b: [bool(t and t.strip()) for t in b["text"]], batched=True)
+
+
 def load_text_corpus(
     source: str = "generated",  # see the table above
     n_stories: int = 6000,  # stories to generate when source='generated'
@@ -572,20 +584,8 @@ def load_text_corpus(
             "TinyStories' TinyStories-train.txt also works as a .txt file."
         )
         dsd = read_dataset(source, "corpus", hint, also=".txt, ")
-    for name, ds in dsd.items():
-        if text_column not in ds.column_names:
-            raise KeyError(
-                f"corpus {source!r} split '{name}' has no column '{text_column}'; "
-                f"columns: {ds.column_names} (set data.text_column)"
-            )
-        check_text_column(ds, text_column, f"corpus {source!r} split '{name}'", "data.text_column")
-        if text_column != "text":
-            ds = ds.rename_column(text_column, "text")
-        keep = [c for c in ds.column_names if c != "text"]
-        with _progress_bars(len(ds) > 100_000):  # a bar only where filtering takes a while
-            dsd[name] = ds.remove_columns(keep).filter(
-                lambda b: [bool(t and t.strip()) for t in b["text"]], batched=True
-            )
+    for name in list(dsd):
+        dsd[name] = _only_texts(dsd[name], f"corpus {source!r} split '{name}'", text_column)
     if "validation" not in dsd:
         dsd = split_validation(dsd["train"], val_fraction, seed)
     if max_texts is not None:

@@ -16,12 +16,10 @@ import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
 
-from .data import epoch_order
-
 # %% auto #0
 __all__ = ['ThreadGroup', 'run_threads', 'rank_of', 'world_size_of', 'all_gather', 'all_reduce_sum', 'barrier', 'gather_sizes',
-           'gather_with_grad', 'average_gradients', 'rank_batches', 'sharded_epoch_order', 'default_backend',
-           'process_group', 'free_port', 'torchrun_env', 'launch_local', 'collective_check']
+           'gather_with_grad', 'average_gradients', 'rank_batches', 'default_backend', 'process_group', 'free_port',
+           'torchrun_env', 'launch_local', 'collective_check']
 
 # %% ../nbs/07_distributed.ipynb #c006
 class _Exchange:
@@ -208,19 +206,6 @@ def rank_batches(
     if drop_last and batches and len(batches[-1]) < global_batch_size:
         batches = batches[:-1]
     return [b.tensor_split(world_size)[rank] for b in batches]
-
-
-def sharded_epoch_order(
-    n: int,  # number of items
-    seed: int,  # run seed
-    epoch: int,  # epoch number (0-based)
-    global_batch_size: int,  # items per step over all ranks
-    rank: int,  # this rank
-    world_size: int,  # number of ranks
-    drop_last: bool = True,  # drop the last, incomplete global batch
-) -> list[torch.Tensor]:
-    "This rank's index batches for `epoch`: `rank_batches` of `data.epoch_order(n, seed, epoch)`."
-    return rank_batches(epoch_order(n, seed, epoch), global_batch_size, rank, world_size, drop_last)
 
 # %% ../nbs/07_distributed.ipynb #c021
 def default_backend() -> str:

@@ -238,6 +238,14 @@ def _dual_measures(W: torch.Tensor, idx: torch.Tensor, Mc: torch.Tensor) -> dict
     return row
 
 # %% ../nbs/23_measures.ipynb #c016
+def _measure_groups(groups, has_head: bool, has_agreement: bool) -> set:
+    "The groups to compute: those asked for (None: all), less those whose inputs are missing."
+    groups = set(GROUPS) if groups is None else set(groups)
+    if unknown := groups - set(GROUPS):
+        raise KeyError(f"unknown measure groups {sorted(unknown)}; choose from {sorted(GROUPS)}")
+    return groups - ({"dual"} if not has_head else set()) - ({"agreement"} if not has_agreement else set())
+
+
 def nc_row(
     train_stats: CollapseStats,  # statistics of the train pass
     W: torch.Tensor | None = None,  # (C, D) LM head rows, for the duality measures
@@ -252,14 +260,7 @@ def nc_row(
     progress: bool = False,
 ) -> dict:
     "The paper's collapse measures of one model@checkpoint, as a dict keyed by its CSV columns."
-    groups = set(GROUPS) if groups is None else set(groups)
-    unknown = groups - set(GROUPS)
-    if unknown:
-        raise KeyError(f"unknown measure groups {sorted(unknown)}; choose from {sorted(GROUPS)}")
-    if W is None:
-        groups.discard("dual")
-    if agreement is None:
-        groups.discard("agreement")
+    groups = _measure_groups(groups, W is not None, agreement is not None)
     idx = kept_classes(train_stats.counts, min_per_class, max_per_class)
     K = len(idx)
     if K < 2:

@@ -5,10 +5,11 @@
 # %% ../nbs/11_objectives.ipynb #c003
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import math
 import warnings
-from typing import Callable
+from typing import Callable, Protocol, runtime_checkable
 
 import torch
 import torch.nn.functional as F
@@ -17,9 +18,10 @@ from torch import nn
 from .config import ObjectiveConfig, registrar
 
 # %% auto #0
-__all__ = ['OBJECTIVES', 'register_objective', 'masked_logits', 'InfoNCE', 'make_objective', 'objective_loss', 'objective_logits',
-           'contrastive_accuracy', 'hopfield_retrieve', 'info_loob', 'CLOOB', 'vicreg_loss', 'VICReg', 'InfoNCEVICReg',
-           'late_interaction_logits', 'token_mask', 'FILIP', 'simctg_loss', 'soft_target_loss', 'MomentumDistill']
+__all__ = ['OBJECTIVES', 'register_objective', 'masked_logits', 'Objective', 'HasLogits', 'LearnedScale', 'InfoNCE',
+           'make_objective', 'objective_loss', 'objective_logits', 'contrastive_accuracy', 'hopfield_retrieve',
+           'info_loob', 'CLOOB', 'vicreg_loss', 'VICReg', 'InfoNCEVICReg', 'late_interaction_logits', 'token_mask',
+           'FILIP', 'simctg_loss', 'soft_target_loss', 'MomentumDistill']
 
 # %% ../nbs/11_objectives.ipynb #c005
 OBJECTIVES: dict[str, Callable[..., nn.Module]] = {}
@@ -31,7 +33,31 @@ def masked_logits(logits: torch.Tensor, mask: torch.Tensor | None) -> torch.Tens
     "`logits` with the entries of `mask` (pairs that are not negatives) set to -inf, so no softmax sees them."
     return logits if mask is None else logits.masked_fill(mask, float("-inf"))
 
-# %% ../nbs/11_objectives.ipynb #c006
+# %% ../nbs/11_objectives.ipynb #c007
+@runtime_checkable
+class Objective(Protocol):
+    "A contrastive objective: the loss of (B, d) passage and review embeddings, pair i being (P[i], R[i])."
+
+    def __call__(self, P: torch.Tensor, R: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor: ...
+
+
+@runtime_checkable
+class HasLogits(Protocol):
+    "An objective with its own (B, B) passage→review logits (else accuracy is read off cosine similarities)."
+
+    def logits(self, P: torch.Tensor, R: torch.Tensor) -> torch.Tensor: ...
+
+
+@runtime_checkable
+class LearnedScale(Protocol):
+    "An objective with a learned logit scale: logged, and clamped back into its bounds after every step."
+
+    @property
+    def scale(self) -> torch.Tensor: ...
+
+    def clamp_(self) -> None: ...
+
+# %% ../nbs/11_objectives.ipynb #c008
 @register_objective("infonce")
 class InfoNCE(nn.Module):
     "Symmetric InfoNCE over cosine similarities with a learnable logit scale clamped to `[min_scale, max_scale]`."
@@ -75,16 +101,15 @@ class InfoNCE(nn.Module):
         labels = torch.arange(len(logits), device=logits.device)
         return (F.cross_entropy(logits, labels) + F.cross_entropy(logits.T, labels)) / 2
 
-# %% ../nbs/11_objectives.ipynb #c007
+# %% ../nbs/11_objectives.ipynb #c009
 def make_objective(cfg: ObjectiveConfig) -> Callable:
     "The objective a config names, built from the fields of `cfg` that its factory takes."
     if cfg.name not in OBJECTIVES:
         raise KeyError(f"unknown objective '{cfg.name}'; registered: {', '.join(sorted(OBJECTIVES))}")
     factory = OBJECTIVES[cfg.name]
-    names = ("temperature", "learn_scale", "min_scale", "max_scale", "hopfield_beta", "vicreg_weights")
-    names += ("vicreg_scale", "momentum", "distill_alpha")
     # a field left at None (the temperature) lets each objective use its own default
-    fields = {k: getattr(cfg, k) for k in names if getattr(cfg, k) is not None}
+    fields = {f.name: getattr(cfg, f.name) for f in dataclasses.fields(cfg) if f.name != "name"}
+    fields = {k: v for k, v in fields.items() if v is not None}
     params = inspect.signature(factory).parameters
     if not any(p.kind is p.VAR_KEYWORD for p in params.values()):
         fields = {k: v for k, v in fields.items() if k in params}
@@ -118,11 +143,11 @@ def objective_loss(objective: Callable, P: torch.Tensor, R: torch.Tensor, mask: 
 
 def objective_logits(objective: Callable, P: torch.Tensor, R: torch.Tensor) -> torch.Tensor:
     "(B, B) logits for accuracy: the objective's own `logits` when it has them, else cosine similarities."
-    if hasattr(objective, "logits"):
+    if isinstance(objective, HasLogits):
         return objective.logits(P, R)
     return F.normalize(P.float(), dim=-1) @ F.normalize(R.float(), dim=-1).T
 
-# %% ../nbs/11_objectives.ipynb #c015
+# %% ../nbs/11_objectives.ipynb #c018
 def contrastive_accuracy(
     logits: torch.Tensor,  # (B, B): passages as rows, reviews as columns
     mask: torch.Tensor | None = None,  # (B, B) entries that are not negatives
@@ -144,7 +169,7 @@ def contrastive_accuracy(
     out["accuracy"] = (float((rank_p2r == 1).float().mean()) + float((rank_r2p == 1).float().mean())) / 2
     return out
 
-# %% ../nbs/11_objectives.ipynb #c021
+# %% ../nbs/11_objectives.ipynb #c024
 def hopfield_retrieve(
     states: torch.Tensor,  # (B, d) state patterns (queries)
     stored: torch.Tensor,  # (N, d) stored patterns (the memory)
@@ -190,7 +215,7 @@ class CLOOB(InfoNCE):
         tmask = None if mask is None else mask.T
         return info_loob(u_p, u_r, self.scale, mask) + info_loob(v_r, v_p, self.scale, tmask)
 
-# %% ../nbs/11_objectives.ipynb #c027
+# %% ../nbs/11_objectives.ipynb #c030
 def vicreg_loss(
     P: torch.Tensor,  # (B, d) passage projections (not normalised)
     R: torch.Tensor,  # (B, d) review projections
@@ -240,13 +265,14 @@ class InfoNCEVICReg(InfoNCE):
     def forward(self, P: torch.Tensor, R: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
         return super().forward(P, R, mask) + self.vicreg_scale * vicreg_loss(P, R, self.weights)
 
-# %% ../nbs/11_objectives.ipynb #c031
+# %% ../nbs/11_objectives.ipynb #c034
 def late_interaction_logits(
     P_tok: torch.Tensor,  # (B, Lp, d) passage token features, L2-normalised per token
     P_mask: torch.Tensor,  # (B, Lp) True at real tokens
     R_tok: torch.Tensor,  # (B', Lr, d) review token features
     R_mask: torch.Tensor,  # (B', Lr) True at real tokens
     chunk_size: int = 16,  # passages per block of the similarity tensor
+    reverse: bool = True,  # also the review→passage direction (False: `(p2r, None)`, as retrieval ranks)
 ) -> tuple:
     "`(p2r, r2p)`: (B, B') and (B', B) mean over the query's real tokens of the max cosine over the key's real tokens."
     P_mask, R_mask = P_mask.bool(), R_mask.bool()
@@ -257,9 +283,10 @@ def late_interaction_logits(
         sim = torch.einsum("iad,jbd->ijab", pt, R_tok)  # (c, B', Lp, Lr)
         best_r = sim.masked_fill(~R_mask[None, :, None, :], float("-inf")).amax(-1)  # over j's tokens
         p2r.append(torch.where(pm[:, None, :], best_r, 0).sum(-1) / p_len[s : s + chunk_size, None])
-        best_p = sim.masked_fill(~pm[:, None, :, None], float("-inf")).amax(-2)  # over i's tokens
-        r2p.append(torch.where(R_mask[None], best_p, 0).sum(-1) / r_len[None])
-    return torch.cat(p2r), torch.cat(r2p).T
+        if reverse:
+            best_p = sim.masked_fill(~pm[:, None, :, None], float("-inf")).amax(-2)  # over i's tokens
+            r2p.append(torch.where(R_mask[None], best_p, 0).sum(-1) / r_len[None])
+    return torch.cat(p2r), (torch.cat(r2p).T if reverse else None)
 
 
 def token_mask(features: torch.Tensor) -> torch.Tensor:
@@ -286,7 +313,7 @@ class FILIP(InfoNCE):
         labels = torch.arange(len(p2r), device=p2r.device)
         return (F.cross_entropy(p2r, labels) + F.cross_entropy(r2p, labels)) / 2
 
-# %% ../nbs/11_objectives.ipynb #c035
+# %% ../nbs/11_objectives.ipynb #c038
 def simctg_loss(
     hidden: torch.Tensor,  # (B, L, D) token representations (the LM's last hidden states)
     mask: torch.Tensor,  # (B, L) True at real tokens
@@ -301,7 +328,7 @@ def simctg_loss(
     pairs = m[:, :, None] & m[:, None, :] & ~eye
     return (hinge * pairs).sum() / pairs.sum().clamp(min=1)
 
-# %% ../nbs/11_objectives.ipynb #c039
+# %% ../nbs/11_objectives.ipynb #c042
 def soft_target_loss(
     logits: torch.Tensor,  # (B, B) student logits, masked entries at -inf
     teacher: torch.Tensor,  # (B, B) teacher logits with the same mask

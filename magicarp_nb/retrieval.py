@@ -10,7 +10,7 @@ from tqdm.auto import tqdm
 
 from .data import TokenizedPairs, pad_ids
 from .objectives import contrastive_accuracy, masked_logits, objective_logits, objective_loss
-from .objectives import token_mask
+from .objectives import late_interaction_logits, token_mask
 
 # %% auto #0
 __all__ = ['late_interaction_scores', 'retrieval_metrics', 'encode_ids', 'encode_texts', 'evaluate_pairs']
@@ -23,14 +23,12 @@ def late_interaction_scores(
 ) -> torch.Tensor:
     "(n, m): per query and candidate, the mean over the query's real tokens of the max cosine over the candidate's."
     q_mask, c_mask = token_mask(Q), token_mask(C)
-    q_len = q_mask.sum(1).clamp(min=1)
-    step = max(1, max_elements // max(1, len(Q) * Q.shape[1] * C.shape[1]))
-    out = []
-    for s in range(0, len(C), step):
-        sim = torch.einsum("iad,jbd->ijab", Q, C[s : s + step])  # (n, c, Lq, Lc)
-        best = sim.masked_fill(~c_mask[None, s : s + step, None, :], float("-inf")).amax(-1)
-        out.append(torch.where(q_mask[:, None, :], best, 0).sum(-1) / q_len[:, None])
-    return torch.cat(out, dim=1)
+    step = max(1, max_elements // max(1, len(Q) * Q.shape[1] * C.shape[1]))  # candidates per block
+    blocks = [
+        late_interaction_logits(Q, q_mask, C[s : s + step], c_mask[s : s + step], len(Q), reverse=False)[0]
+        for s in range(0, len(C), step)
+    ]  # FILIP's own kernel, in the query→candidate direction only
+    return torch.cat(blocks, dim=1)
 
 
 def _cosine_scores(Q: torch.Tensor, C: torch.Tensor) -> torch.Tensor:

@@ -22,10 +22,8 @@ from pathlib import Path
 
 import yaml
 
-from .config import config_yaml
-
 # %% auto #0
-__all__ = ['LOCK_NAME', 'DiskFull', 'writing', 'atomic_write', 'save_config', 'write_run_record', 'arch_name', 'parse_run_name',
+__all__ = ['LOCK_NAME', 'DiskFull', 'writing', 'atomic_write', 'write_run_record', 'arch_name', 'parse_run_name',
            'checkpoint_name', 'checkpoint_step', 'checkpoint_folders', 'has_checkpoints', 'replace_dir',
            'recover_replaced', 'RunFolderLocked', 'links_inside', 'clean_leftovers', 'holds_lock', 'run_lock',
            'start_run', 'stats_path', 'partial_path', 'parse_stats_name', 'file_sha256', 'stats_shards']
@@ -99,11 +97,6 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
-
-
-def save_config(cfg, path) -> Path:
-    "Write the resolved config as YAML, atomically."
-    return atomic_write(path, config_yaml(cfg))
 
 # %% ../nbs/02_runfiles.ipynb #c012
 def _flat(d: dict, prefix: str = "") -> dict:

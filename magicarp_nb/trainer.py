@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 import math
 import os
@@ -24,7 +25,8 @@ from tqdm import tqdm
 
 from .config import TrainConfig
 from .data import epoch_order
-from .distributed import all_reduce_sum, average_gradients, barrier, rank_batches, rank_of, world_size_of
+from .distributed import all_reduce_sum, barrier, rank_batches, rank_of, world_size_of
+from .engines import Engine, make_engine
 from .runfiles import atomic_write, checkpoint_folders, checkpoint_name, replace_dir, run_lock, writing
 from .checkpoints import CheckpointError, ResumeMismatch, TrainState, intact_checkpoint, load_model_weights
 from .checkpoints import load_state_into
@@ -36,7 +38,7 @@ from .runtime import default_optimizer, enable_gradient_checkpointing
 from .schedulers import make_scheduler
 
 # %% auto #0
-__all__ = ['RESUME_MAY_CHANGE', 'Trainer', 'TrainResult']
+__all__ = ['RESUME_MAY_CHANGE', 'TrainStep', 'Trainer', 'TrainResult']
 
 # %% ../nbs/08_trainer.ipynb #c006
 RESUME_MAY_CHANGE = ("train.batch_size", "train.grad_accum", "train.report_to")
@@ -53,13 +55,38 @@ def _to(batch, device):
     return batch
 
 # %% ../nbs/08_trainer.ipynb #c011
+@dataclass(frozen=True)
+class TrainStep:
+    "A train step that declares what its loss covers; called as `step(batch, scale, backward) -> dict of metrics`."
+
+    fn: Callable  # (batch, scale, backward) -> dict of metrics, `loss` first
+    global_batch: bool = False  # the loss is the global batch's on every rank: no weighting by the ranks' shares
+
+    def __call__(self, batch, scale: float, backward: Callable) -> dict:
+        return self.fn(batch, scale, backward)
+
+
+def _check_step(step: Callable) -> Callable:
+    "`step`, if it can be called as `step(batch, scale, backward)`; else an error saying how."
+    try:
+        inspect.signature(step).bind(None, 1.0, None)
+    except TypeError:
+        raise TypeError(
+            f"the train step {getattr(step, '__name__', step)!r} cannot be called as step(batch, scale, backward): "
+            "the trainer hands every step its engine's backward; call backward(loss * scale) instead of loss.backward()"
+        ) from None
+    except ValueError:  # a builtin without a signature: trusted
+        pass
+    return step
+
+# %% ../nbs/08_trainer.ipynb #c014
 class Trainer:
     "A config-driven training loop with exact resume; its methods follow one per cell below."
 
     def __init__(
         self,
         model: torch.nn.Module,
-        train_step: Callable,  # (batch, scale) -> dict of metrics; runs forward and backward
+        train_step: Callable,  # (batch, scale, backward) -> dict of metrics; runs forward and backward (a TrainStep)
         n_train: int,  # items in the training set
         get_batch: Callable,  # (LongTensor of indices) -> batch
         cfg: TrainConfig,  # loop settings
@@ -71,7 +98,7 @@ class Trainer:
         optimizer: torch.optim.Optimizer | None = None,
         desc: str = "train",
         group=None,  # a process group for data-parallel training (None: torch's default group, or one process)
-        engine=None,  # owns gradient reduction, clipping and the optimiser step (engines.DeepSpeedEngine); None: torch
+        engine: Engine | None = None,  # backward, gradient reduction, clipping, step (None: engines.make_engine(cfg))
     ):
         self.cfg, self.run_dir, self.seed = cfg, Path(run_dir), seed
         self.group, self.rank, self.world_size = group, rank_of(group), world_size_of(group)
@@ -82,15 +109,12 @@ class Trainer:
         self.model = model.to(self.device)
         if cfg.gradient_checkpointing:
             enable_gradient_checkpointing(self.model)
-        self.train_step, self.get_batch, self.n_train = train_step, get_batch, n_train
+        self.train_step, self.get_batch, self.n_train = _check_step(train_step), get_batch, n_train
         self.evaluate, self.save_extra, self.callbacks, self.desc = evaluate, save_extra, list(callbacks), desc
         if n_train < self.world_size:
             raise ValueError(f"the training set has {n_train} items, fewer than the {self.world_size} ranks")
-        self.optimizer, self.engine = optimizer or default_optimizer(self.model, cfg), engine
-        if engine is not None:
-            engine.setup(self.model, self.optimizer, cfg, group)
-        elif cfg.deepspeed:
-            raise ValueError("train.deepspeed is set, but this task's train step has no engine to pass its backward to")
+        self.optimizer, self.engine = optimizer or default_optimizer(self.model, cfg), engine or make_engine(cfg)
+        self.engine.setup(self.model, self.optimizer, cfg, group)
         self.batches_per_epoch = len(self.epoch_batches(0))
         self.steps_per_epoch = math.ceil(self.batches_per_epoch / cfg.grad_accum)
         total = cfg.epochs * self.steps_per_epoch
@@ -111,13 +135,13 @@ class Trainer:
         rest = len(order) % self.global_micro_batch  # a last global batch too small to give every rank an item
         return shares[:-1] if 0 < rest < self.world_size else shares
 
-# %% ../nbs/08_trainer.ipynb #c013
+# %% ../nbs/08_trainer.ipynb #c016
 @patch
 def save_checkpoint(self: Trainer) -> Path:
     "Write `checkpoint-<global_step>/` atomically (temporary folder, then rename); rank 0 writes, every rank waits."
     name = checkpoint_name(self.state.global_step)
     final, tmp = self.run_dir / name, self.run_dir / f".{name}.tmp"
-    optim = self.engine.optimizer_state(self.group) if self.engine else self.optimizer.state_dict()  # a collective
+    optim = self.engine.optimizer_state(self.group)  # a collective
     if self.rank != 0:
         barrier(self.group)
         return final
@@ -148,7 +172,7 @@ def _stateful_callbacks(self: Trainer) -> list:
     stateful = [cb for cb in self.callbacks if hasattr(cb, "state_dict")]
     return [(f"{i}:{type(cb).__name__}", cb) for i, cb in enumerate(stateful)]
 
-# %% ../nbs/08_trainer.ipynb #c014
+# %% ../nbs/08_trainer.ipynb #c017
 @patch
 def load_checkpoint(self: Trainer, path) -> None:
     "Verify checkpoint `path` by content, then restore loop position, callbacks, weights, optimiser, scheduler, RNG."
@@ -169,16 +193,11 @@ def load_checkpoint(self: Trainer, path) -> None:
         cb.load_state_dict(saved[key], self)
     load_model_weights(self.model, path)
     optim = load_torch_state(path / "optimizer.pt", map_location=self.device)
-    if self.engine is not None:
-        self.engine.load_optimizer_state(optim, path)
-    elif isinstance(optim, dict) and "engine" in optim:
-        raise ResumeMismatch(f"{path} was written by a {optim['engine']} run; resume it with the same train.deepspeed")
-    else:
-        load_state_into(self.optimizer, optim, path / "optimizer.pt")
+    self.engine.load_optimizer_state(optim, path)
     load_state_into(self.scheduler, load_torch_state(path / "scheduler.pt"), path / "scheduler.pt")
-    if self.engine is not None:  # an engine restores the optimiser's state, not its groups' learning rates
-        for g, lr in zip(self.optimizer.param_groups, self.scheduler.get_last_lr()):
-            g["lr"] = lr
+    # the schedule's rates into the groups: DeepSpeed restores its optimiser's state, not the groups' rates
+    for g, lr in zip(self.optimizer.param_groups, self.scheduler.get_last_lr()):
+        g["lr"] = lr
     if not (path / "rng_state.safetensors").exists() and (path / "rng_state.pt").exists():
         raise ValueError(
             f"{path} holds its RNG state as a pickle (rng_state.pt, an older format), which is not loaded because "
@@ -186,7 +205,7 @@ def load_checkpoint(self: Trainer, path) -> None:
         )
     load_rng_state(path / "rng_state.safetensors")
 
-# %% ../nbs/08_trainer.ipynb #c016
+# %% ../nbs/08_trainer.ipynb #c019
 @patch
 def log(self: Trainer, **row) -> None:
     "Append a row to the history and rewrite `log.csv` (atomically)."
@@ -247,7 +266,7 @@ def _track_best(self: Trainer, metrics: dict) -> bool:
 def _patience_spent(self: Trainer) -> bool:
     return bool(self.cfg.early_stopping) and self.state.evals_since_best >= self.cfg.early_stopping
 
-# %% ../nbs/08_trainer.ipynb #c018
+# %% ../nbs/08_trainer.ipynb #c021
 @patch
 def _nonfinite_grads(self: Trainer) -> list[str]:
     return [n for n, p in self.model.named_parameters() if p.grad is not None and not torch.isfinite(p.grad).all()]
@@ -256,7 +275,7 @@ def _nonfinite_grads(self: Trainer) -> list[str]:
 @patch
 def _share_weights(self: Trainer, group: list[torch.Tensor]) -> list[float]:
     "Per batch: this rank's items × ranks / the global batch's items (1 in one process, or for equal shares)."
-    if self.world_size == 1 or getattr(self.train_step, "global_batch", False):
+    if self.world_size == 1 or (isinstance(self.train_step, TrainStep) and self.train_step.global_batch):
         return [1.0] * len(group)  # one process, or a step whose loss already covers the global batch
     mine = torch.tensor([len(idx) for idx in group], dtype=torch.float64, device=self.device)
     total = all_reduce_sum(mine, self.group)
@@ -265,17 +284,15 @@ def _share_weights(self: Trainer, group: list[torch.Tensor]) -> list[float]:
 
 @patch
 def _reduce(self: Trainer, rows: list[dict], weights: list[float]) -> dict:
-    "The step's metrics over the global batch; over ranks, the gradients are averaged too (one reduction)."
+    "The step's metrics over the global batch (one reduction over the ranks)."
     if self.world_size == 1:
         return {k: float(np.mean([float(r[k]) for r in rows])) for k in rows[0]}
     keys = list(rows[0])
     mine = torch.tensor([[w * float(r[k]) for k in keys] for r, w in zip(rows, weights)], dtype=torch.float64)
     merged = all_reduce_sum(mine.to(self.device), self.group) / self.world_size
-    if self.engine is None:  # an engine reduces the gradients itself
-        average_gradients(self.model.parameters(), self.group)
     return dict(zip(keys, merged.mean(0).tolist()))
 
-# %% ../nbs/08_trainer.ipynb #c019
+# %% ../nbs/08_trainer.ipynb #c022
 @patch
 def _where(self: Trainer) -> str:
     st = self.state
@@ -300,7 +317,7 @@ def _check_weights(self: Trainer, where: str) -> None:
             f"{self.optimizer.param_groups[0]['lr']:.3g}); nothing after it was saved. {self._intact()}"
         )
 
-# %% ../nbs/08_trainer.ipynb #c020
+# %% ../nbs/08_trainer.ipynb #c023
 @patch
 def optimizer_step(self: Trainer, group: list[torch.Tensor]) -> dict:
     "Forward/backward every batch of `group`, then guard, clip and step, and check the new weights. Averaged metrics."
@@ -308,16 +325,14 @@ def optimizer_step(self: Trainer, group: list[torch.Tensor]) -> dict:
     weights, rows = self._share_weights(group), []
     for idx, w in zip(group, weights):
         with autocast_context(self.device, self.cfg.bf16):
-            rows.append(self.train_step(_to(self.get_batch(idx), self.device), w / len(group)))
+            rows.append(self.train_step(_to(self.get_batch(idx), self.device), w / len(group), self.engine.backward))
     metrics, where = self._reduce(rows, weights), self._where()
+    self.engine.reduce_gradients()  # before the checks: every rank sees the same gradients and skips alike
     problem = None
     if not math.isfinite(metrics["loss"]):
         problem = f"non-finite loss ({metrics['loss']}) at {where}"
     elif bad := self._nonfinite_grads():
         problem = f"non-finite gradient at {where} in {len(bad)} parameters, e.g. {bad[:3]}"
-    if problem is None and self.engine is None:  # the norm before clipping, logged also without clipping
-        clip = self.cfg.grad_clip or math.inf
-        metrics["grad_norm"] = float(torch.nn.utils.clip_grad_norm_(self.model.parameters(), clip))
     if problem is not None:
         if self.cfg.nan_policy == "stop":
             raise FloatingPointError(
@@ -334,25 +349,20 @@ def optimizer_step(self: Trainer, group: list[torch.Tensor]) -> dict:
                 f"lower train.lr or check the data. {self._intact()}"
             )
         return metrics
-    metrics["lr"] = self.optimizer.param_groups[0]["lr"]
-    self.state.skips_in_a_row = 0
-    if self.engine is None:
-        self.optimizer.step()
-    elif (norm := self.engine.step()) is not None:  # the norm before clipping, as torch's
+    lr, self.state.skips_in_a_row = self.optimizer.param_groups[0]["lr"], 0
+    if (norm := self.engine.step()) is not None:  # the norm before clipping, logged also without clipping
         metrics["grad_norm"] = norm
+    metrics["lr"] = lr
     self._check_weights(where)
     self.scheduler.step()
     self.state.global_step += 1
     return metrics
 
-# %% ../nbs/08_trainer.ipynb #c022
+# %% ../nbs/08_trainer.ipynb #c025
 @patch
 def after_step(self: Trainer, fn: Callable) -> None:
     "Call `fn()` after every optimiser step that changes the weights (clamp a parameter, update an EMA copy, ...)."
-    if self.engine is not None:  # after the engine has put the updated weights back into the model
-        self.engine.after_step.append(fn)
-    else:
-        self.optimizer.register_step_post_hook(lambda *_: fn())
+    self.engine.after_step.append(fn)  # the engine calls it once the updated weights are in the model
 
 
 @patch
@@ -369,7 +379,7 @@ def _close_trackers(self: Trainer) -> None:
         tracker.close()
     self.trackers = []
 
-# %% ../nbs/08_trainer.ipynb #c024
+# %% ../nbs/08_trainer.ipynb #c027
 @patch
 def fit(self: Trainer, resume: bool = True) -> TrainState:
     "Train to the end of the configured epochs (or `max_steps`), resuming from the latest checkpoint."
@@ -414,7 +424,7 @@ def _set_aside(self: Trainer, folders: list[Path], resumed: Path) -> None:
         warnings.warn(f"kept {ck} as {aside.name} (it cannot be loaded); resumed from {resumed.name}", stacklevel=4)
     barrier(self.group)
 
-# %% ../nbs/08_trainer.ipynb #c025
+# %% ../nbs/08_trainer.ipynb #c028
 @patch
 def _fit(self: Trainer, resume: bool) -> TrainState:
     ck = self._resume() if resume else None
@@ -431,43 +441,9 @@ def _fit(self: Trainer, resume: bool) -> TrainState:
         total=self.total_steps, initial=st.global_step, desc=self.desc, dynamic_ncols=True, mininterval=2,
         disable=self.rank != 0,
     )  # fmt: skip
-    t0, sums, counts, count = time.time(), {}, {}, 0
+    window = _Window(time.time())
     while st.epoch < cfg.epochs and st.global_step < self.total_steps and not self.should_stop:
-        batches = self.epoch_batches(st.epoch)
-        while st.batch_in_epoch < len(batches) and st.global_step < self.total_steps and not self.should_stop:
-            group = batches[st.batch_in_epoch : st.batch_in_epoch + cfg.grad_accum]
-            step_before = st.global_step
-            m = self.optimizer_step(list(group))
-            st.batch_in_epoch += len(group)
-            stepped = st.global_step > step_before
-            for k, v in m.items() if stepped else ():  # a skipped step's non-finite loss is not averaged in
-                sums[k], counts[k] = sums.get(k, 0.0) + v, counts.get(k, 0) + 1  # per key: phases log other keys
-            count += stepped
-            bar.update(1)
-            bar.set_postfix(loss=f"{m['loss']:.3f}", refresh=False)
-            # the end of an epoch or of the run evaluates and saves below; in between, every N steps
-            epoch_end = st.batch_in_epoch == len(batches)
-            inside = not epoch_end and st.global_step < self.total_steps
-            inside = inside and st.global_step > step_before and not self.should_stop
-            save = inside and cfg.save_every and st.global_step % cfg.save_every == 0
-            # a checkpoint never holds a half-averaged log row, so a resumed log equals an uninterrupted one
-            # (the last window of a run that ends on max_steps included)
-            due = (stepped and st.global_step % cfg.log_every == 0) or st.global_step >= self.total_steps
-            if count and (due or epoch_end or save):
-                row = {"train_loss" if k == "loss" else k: v / counts[k] for k, v in sums.items()}
-                self.log(**row, seconds=time.time() - t0)
-                sums, counts, count = {}, {}, 0
-            if epoch_end:  # complete before callbacks look: a phase `until` epoch ≥ 1 ends at the epoch's last step
-                st.epoch, st.batch_in_epoch = st.epoch + 1, 0
-            self._callback("on_step_end")  # before a checkpoint, so that it holds what callbacks changed
-            if epoch_end or self.should_stop:  # the epoch or the run ends here: evaluated and saved below
-                break
-            best = False
-            if inside and cfg.eval_every and st.global_step % cfg.eval_every == 0:
-                self.run_evaluation()
-                best = st.best_step == st.global_step
-            if save or (best and cfg.save_best):
-                self.save_checkpoint()
+        self._run_epoch(self.epoch_batches(st.epoch), bar, window)
         if st.metrics.get("step") != st.global_step:  # not twice at one step (an early stop inside an epoch)
             self.run_evaluation()
         self.save_checkpoint()
@@ -475,7 +451,63 @@ def _fit(self: Trainer, resume: bool) -> TrainState:
     bar.close()
     return st
 
-# %% ../nbs/08_trainer.ipynb #c027
+
+@dataclass
+class _Window:
+    "The metrics of the steps since the last logged row: per key sums and counts (phases log other keys)."
+
+    t0: float
+    sums: dict = field(default_factory=dict)
+    counts: dict = field(default_factory=dict)
+    steps: int = 0
+
+    def add(self, metrics: dict) -> None:
+        for k, v in metrics.items():
+            self.sums[k], self.counts[k] = self.sums.get(k, 0.0) + v, self.counts.get(k, 0) + 1
+        self.steps += 1
+
+    def row(self) -> dict:
+        "The window's means (and resets it)."
+        row = {"train_loss" if k == "loss" else k: v / self.counts[k] for k, v in self.sums.items()}
+        self.sums, self.counts, self.steps = {}, {}, 0
+        return row
+
+# %% ../nbs/08_trainer.ipynb #c029
+@patch
+def _run_epoch(self: Trainer, batches: list, bar, window: _Window) -> None:
+    "Optimiser steps from the current position to the end of the epoch (or of the run), logging and saving inside."
+    cfg, st = self.cfg, self.state
+    while st.batch_in_epoch < len(batches) and st.global_step < self.total_steps and not self.should_stop:
+        group = batches[st.batch_in_epoch : st.batch_in_epoch + cfg.grad_accum]
+        step_before = st.global_step
+        m = self.optimizer_step(list(group))
+        st.batch_in_epoch += len(group)
+        stepped = st.global_step > step_before
+        if stepped:  # a skipped step's non-finite loss is not averaged in
+            window.add(m)
+        bar.update(1)
+        bar.set_postfix(loss=f"{m['loss']:.3f}", refresh=False)
+        # the end of an epoch or of the run evaluates and saves (in _fit); in between, every N steps
+        epoch_end = st.batch_in_epoch == len(batches)
+        inside = not epoch_end and st.global_step < self.total_steps and stepped and not self.should_stop
+        save = inside and cfg.save_every and st.global_step % cfg.save_every == 0
+        # a checkpoint never holds a half-averaged log row, so a resumed log equals an uninterrupted one
+        # (the last window of a run that ends on max_steps included)
+        due = (stepped and st.global_step % cfg.log_every == 0) or st.global_step >= self.total_steps
+        if window.steps and (due or epoch_end or save):
+            self.log(**window.row(), seconds=time.time() - window.t0)
+        if epoch_end:  # complete before callbacks look: a phase `until` epoch ≥ 1 ends at the epoch's last step
+            st.epoch, st.batch_in_epoch = st.epoch + 1, 0
+        self._callback("on_step_end")  # before a checkpoint, so that it holds what callbacks changed
+        if epoch_end or self.should_stop:  # the epoch or the run ends here: evaluated and saved by _fit
+            return
+        if inside and cfg.eval_every and st.global_step % cfg.eval_every == 0:
+            self.run_evaluation()
+            save = save or (cfg.save_best and st.best_step == st.global_step)
+        if save:
+            self.save_checkpoint()
+
+# %% ../nbs/08_trainer.ipynb #c031
 @dataclass
 class TrainResult:
     "What a task's train function returns."
