@@ -17,25 +17,25 @@ from torch import nn
 from .config import CarpConfig, ConfigValueError, check_name, config_yaml, load_config
 from .data import PAIR_PIPELINES, MLMMasking, TokenizedPairs, duplicate_mask, load_pairs
 from .encoders import build_encoder, trim_padding
-from .engines import deepspeed_config
+from .engines import TrainStep, check_engine_config
 from .distributed import barrier, gather_sizes, gather_with_grad, rank_of, world_size_of
 from .gradcache import batch_size_of, contrastive_step, distributed_contrastive_step
 from .gradcache import microbatch_indices, take
 from magicarp_nb.objectives import (
     OBJECTIVES,
-    LearnedScale,
     contrastive_accuracy,
     make_objective,
     masked_logits,
     objective_logits,
     objective_loss,
+    provides,
 )
 from .retrieval import evaluate_pairs
 from .runfiles import run_lock, start_run
 from .checkpoints import load_model_weights
 from .runtime import parse_device, quiet_transformers, seed_everything, tracker_names
 from .schedulers import SCHEDULES, Phase, PhaseScheduler, set_schedule
-from .trainer import RESUME_MAY_CHANGE, Trainer, TrainResult, TrainStep
+from .trainer import RESUME_MAY_CHANGE, Trainer, TrainResult
 
 # %% auto #0
 __all__ = ['CarpModel', 'build_carp', 'has_mlm_phase', 'carp_run_name', 'carp_step', 'mlm_step', 'carp_phases', 'train_carp',
@@ -142,7 +142,7 @@ def carp_step(
         with torch.no_grad():  # objectives without their own logits are scored on cosine similarities
             logits = masked_logits(objective_logits(model.objective, P, R), mask)
             metrics["train_accuracy"] = contrastive_accuracy(logits)["accuracy"]
-            if isinstance(model.objective, LearnedScale):
+            if provides(model.objective, "scale"):
                 metrics["logit_scale"] = float(model.objective.scale)
         return metrics
 
@@ -270,7 +270,7 @@ def train_carp(
         )
         if has_mlm_phase(cfg):  # first among the callbacks: the phase is set before any other callback sees a step
             trainer.callbacks.insert(0, carp_phases(cfg, model, train, tok, trainer))
-        if isinstance(model.objective, LearnedScale):
+        if provides(model.objective, "clamp_"):
             trainer.after_step(model.objective.clamp_)
         if hasattr(model, "momentum_passage"):
             trainer.after_step(model.update_momentum)
@@ -309,8 +309,7 @@ def check_carp(cfg: CarpConfig) -> CarpConfig:
     tracker_names(cfg.train.report_to)
     parse_device(cfg.train.device)
     has_mlm_phase(cfg)
-    if cfg.train.deepspeed:
-        deepspeed_config(cfg.train.deepspeed)
+    check_engine_config(cfg.train)
     if cfg.data.pipeline == "table" and not cfg.data.source:
         raise ConfigValueError("data.pipeline=table reads a table: set data.source (a local file or folder)")
     return cfg

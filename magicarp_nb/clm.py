@@ -22,7 +22,7 @@ from .data import load_tokenizer, prepare_text_blocks, unigram_cross_entropy, un
 from .objectives import simctg_loss
 from .runfiles import arch_name, has_checkpoints, replace_dir, run_lock, start_run, writing
 from .distributed import all_gather, all_reduce_sum, barrier, rank_of, world_size_of
-from .engines import deepspeed_config
+from .engines import check_engine_config
 from .runtime import parse_device, quiet_transformers, resolve_device, seed_everything, tracker_names
 from .schedulers import SCHEDULES
 from .trainer import RESUME_MAY_CHANGE, Trainer, TrainResult
@@ -202,8 +202,7 @@ def check_clm(cfg: CLMConfig) -> CLMConfig:
         raise ConfigValueError(f"train.best_metric={cfg.train.best_metric!r} is not one of {list(CLM_METRICS)}")
     if cfg.model.width % cfg.model.n_head:
         raise ConfigValueError(f"model.n_head={cfg.model.n_head} must divide model.width={cfg.model.width}")
-    if cfg.train.deepspeed:
-        deepspeed_config(cfg.train.deepspeed)
+    check_engine_config(cfg.train)
     return cfg
 
 # %% ../nbs/20_clm.ipynb #c020

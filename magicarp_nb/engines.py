@@ -5,12 +5,14 @@
 # %% ../nbs/07b_engines.ipynb #c003
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 import math
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Protocol
+from typing import Callable, Protocol
 from unittest import mock
 
 import torch
@@ -23,7 +25,7 @@ from .distributed import average_gradients, world_size_of
 
 # %% auto #0
 __all__ = ['SHIPPED_CONFIGS', 'OWNED_KEYS', 'Engine', 'TorchEngine', 'deepspeed_config', 'engine_config', 'DeepSpeedEngine',
-           'make_engine']
+           'make_engine', 'check_engine_config', 'check_engine', 'TrainStep', 'check_step']
 
 # %% ../nbs/07b_engines.ipynb #c006
 class Engine(Protocol):
@@ -184,11 +186,7 @@ class DeepSpeedEngine:
             )
         if group is not None and group != dist.group.WORLD:
             raise ValueError("train.deepspeed reduces over all the ranks; it takes no other process group")
-        if cfg.nan_policy != "stop":
-            raise ValueError(
-                "train.nan_policy=skip does not work with train.deepspeed: ZeRO has reduced a step's gradients before "
-                "the trainer could drop them; use train.nan_policy=stop"
-            )
+        check_engine_config(cfg)
         # late import: deepspeed is an optional dependency, and importing it takes seconds
         import deepspeed
 
@@ -227,7 +225,60 @@ def make_engine(cfg: TrainConfig) -> Engine:
     "The engine `train.deepspeed` asks for: a `DeepSpeedEngine` of that config, else a `TorchEngine`."
     return DeepSpeedEngine(cfg.deepspeed) if cfg.deepspeed else TorchEngine()
 
+
+def check_engine_config(cfg: TrainConfig) -> TrainConfig:
+    "`cfg` when its engine settings work together (checked before a run writes anything); else an error."
+    if cfg.deepspeed:
+        deepspeed_config(cfg.deepspeed)
+        if cfg.nan_policy != "stop":
+            raise ValueError(
+                "train.nan_policy=skip does not work with train.deepspeed: ZeRO has reduced a step's gradients before "
+                "the trainer could drop them; use train.nan_policy=stop"
+            )
+    return cfg
+
+
+_MEMBERS = [n for n in vars(Engine) if not n.startswith("_") and callable(vars(Engine)[n])] + ["after_step"]
+
+
+def check_engine(engine) -> Engine:
+    "`engine` when it has every member of `Engine`; else an error naming what it lacks."
+    if missing := [n for n in _MEMBERS if not hasattr(engine, n)]:
+        raise TypeError(f"{type(engine).__name__} is not an engine: it has no {missing} (see engines.Engine)")
+    return engine
+
 # %% ../nbs/07b_engines.ipynb #c021
+@dataclass(frozen=True)
+class TrainStep:
+    "A train step that declares what its loss covers; called as `step(batch, scale, backward) -> dict of metrics`."
+
+    fn: Callable  # (batch, scale, backward) -> dict of metrics, `loss` first
+    global_batch: bool = False  # the loss is the global batch's on every rank: no weighting by the ranks' shares
+
+    def __call__(self, batch, scale: float, backward: Callable) -> dict:
+        return self.fn(batch, scale, backward)
+
+
+def check_step(step: Callable) -> Callable:
+    "`step`, if it can be called as `step(batch, scale, backward)` and declares a global batch only by `TrainStep`."
+    if not isinstance(step, TrainStep) and hasattr(step, "global_batch"):
+        raise TypeError(
+            f"the train step {getattr(step, '__name__', step)!r} has a `global_batch` attribute, which the trainer "
+            "does not read: declare it as TrainStep(fn, global_batch=True)"
+        )
+    fn = step.fn if isinstance(step, TrainStep) else step
+    try:
+        inspect.signature(fn, follow_wrapped=False).bind(None, 1.0, None)
+    except TypeError:
+        raise TypeError(
+            f"the train step {getattr(fn, '__name__', fn)!r} cannot be called as step(batch, scale, backward): "
+            "the trainer hands every step its engine's backward; call backward(loss * scale) instead of loss.backward()"
+        ) from None
+    except ValueError:  # a builtin without a signature: trusted
+        pass
+    return step
+
+# %% ../nbs/07b_engines.ipynb #c024
 _NOT_SAVED = ("loss_scaler", "param_slice_mappings")  # objects, not data: rebuilt by the engine of the resumed run
 
 

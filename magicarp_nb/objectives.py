@@ -9,7 +9,7 @@ import dataclasses
 import inspect
 import math
 import warnings
-from typing import Callable, Protocol, runtime_checkable
+from typing import Callable, Protocol
 
 import torch
 import torch.nn.functional as F
@@ -18,10 +18,10 @@ from torch import nn
 from .config import ObjectiveConfig, registrar
 
 # %% auto #0
-__all__ = ['OBJECTIVES', 'register_objective', 'masked_logits', 'Objective', 'HasLogits', 'LearnedScale', 'InfoNCE',
-           'make_objective', 'objective_loss', 'objective_logits', 'contrastive_accuracy', 'hopfield_retrieve',
-           'info_loob', 'CLOOB', 'vicreg_loss', 'VICReg', 'InfoNCEVICReg', 'late_interaction_logits', 'token_mask',
-           'FILIP', 'simctg_loss', 'soft_target_loss', 'MomentumDistill']
+__all__ = ['OBJECTIVES', 'register_objective', 'OPTIONAL_PARTS', 'masked_logits', 'Objective', 'HasLogits', 'LearnedScale',
+           'provides', 'InfoNCE', 'make_objective', 'objective_loss', 'objective_logits', 'contrastive_accuracy',
+           'hopfield_retrieve', 'info_loob', 'CLOOB', 'vicreg_loss', 'VICReg', 'InfoNCEVICReg',
+           'late_interaction_logits', 'token_mask', 'FILIP', 'simctg_loss', 'soft_target_loss', 'MomentumDistill']
 
 # %% ../nbs/11_objectives.ipynb #c005
 OBJECTIVES: dict[str, Callable[..., nn.Module]] = {}
@@ -34,28 +34,35 @@ def masked_logits(logits: torch.Tensor, mask: torch.Tensor | None) -> torch.Tens
     return logits if mask is None else logits.masked_fill(mask, float("-inf"))
 
 # %% ../nbs/11_objectives.ipynb #c007
-@runtime_checkable
 class Objective(Protocol):
     "A contrastive objective: the loss of (B, d) passage and review embeddings, pair i being (P[i], R[i])."
 
     def __call__(self, P: torch.Tensor, R: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor: ...
 
 
-@runtime_checkable
 class HasLogits(Protocol):
     "An objective with its own (B, B) passage→review logits (else accuracy is read off cosine similarities)."
 
     def logits(self, P: torch.Tensor, R: torch.Tensor) -> torch.Tensor: ...
 
 
-@runtime_checkable
 class LearnedScale(Protocol):
     "An objective with a learned logit scale: logged, and clamped back into its bounds after every step."
 
-    @property
-    def scale(self) -> torch.Tensor: ...
+    scale: torch.Tensor
 
     def clamp_(self) -> None: ...
+
+
+OPTIONAL_PARTS = {"logits": True, "scale": False, "clamp_": True}  # part -> whether it is a method
+
+
+def provides(objective, part: str) -> bool:
+    "Whether `objective` has the optional `part` of the contract, found as an attribute (parameters count)."
+    if part not in OPTIONAL_PARTS:
+        raise KeyError(f"{part!r} is not an optional part of an objective: {sorted(OPTIONAL_PARTS)}")
+    value = getattr(objective, part, None)
+    return value is not None and (callable(value) or not OPTIONAL_PARTS[part])
 
 # %% ../nbs/11_objectives.ipynb #c008
 @register_objective("infonce")
@@ -143,7 +150,7 @@ def objective_loss(objective: Callable, P: torch.Tensor, R: torch.Tensor, mask: 
 
 def objective_logits(objective: Callable, P: torch.Tensor, R: torch.Tensor) -> torch.Tensor:
     "(B, B) logits for accuracy: the objective's own `logits` when it has them, else cosine similarities."
-    if isinstance(objective, HasLogits):
+    if provides(objective, "logits"):
         return objective.logits(P, R)
     return F.normalize(P.float(), dim=-1) @ F.normalize(R.float(), dim=-1).T
 
@@ -278,7 +285,7 @@ def late_interaction_logits(
     P_mask, R_mask = P_mask.bool(), R_mask.bool()
     p_len, r_len = P_mask.sum(1).clamp(min=1), R_mask.sum(1).clamp(min=1)
     p2r, r2p = [], []
-    for s in range(0, len(P_tok), chunk_size):
+    for s in range(0, max(1, len(P_tok)), chunk_size):  # once at least: no passages give (0, B') and (B', 0)
         pt, pm = P_tok[s : s + chunk_size], P_mask[s : s + chunk_size]
         sim = torch.einsum("iad,jbd->ijab", pt, R_tok)  # (c, B', Lp, Lr)
         best_r = sim.masked_fill(~R_mask[None, :, None, :], float("-inf")).amax(-1)  # over j's tokens

@@ -25,7 +25,7 @@ def late_interaction_scores(
     q_mask, c_mask = token_mask(Q), token_mask(C)
     step = max(1, max_elements // max(1, len(Q) * Q.shape[1] * C.shape[1]))  # candidates per block
     blocks = [
-        late_interaction_logits(Q, q_mask, C[s : s + step], c_mask[s : s + step], len(Q), reverse=False)[0]
+        late_interaction_logits(Q, q_mask, C[s : s + step], c_mask[s : s + step], max(1, len(Q)), reverse=False)[0]
         for s in range(0, len(C), step)
     ]  # FILIP's own kernel, in the query→candidate direction only
     return torch.cat(blocks, dim=1)

@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import contextlib
-import inspect
 import json
 import math
 import os
@@ -26,7 +25,7 @@ from tqdm import tqdm
 from .config import TrainConfig
 from .data import epoch_order
 from .distributed import all_reduce_sum, barrier, rank_batches, rank_of, world_size_of
-from .engines import Engine, make_engine
+from .engines import Engine, TrainStep, check_engine, check_step, make_engine
 from .runfiles import atomic_write, checkpoint_folders, checkpoint_name, replace_dir, run_lock, writing
 from .checkpoints import CheckpointError, ResumeMismatch, TrainState, intact_checkpoint, load_model_weights
 from .checkpoints import load_state_into
@@ -38,7 +37,7 @@ from .runtime import default_optimizer, enable_gradient_checkpointing
 from .schedulers import make_scheduler
 
 # %% auto #0
-__all__ = ['RESUME_MAY_CHANGE', 'TrainStep', 'Trainer', 'TrainResult']
+__all__ = ['RESUME_MAY_CHANGE', 'Trainer', 'TrainResult']
 
 # %% ../nbs/08_trainer.ipynb #c006
 RESUME_MAY_CHANGE = ("train.batch_size", "train.grad_accum", "train.report_to")
@@ -55,31 +54,6 @@ def _to(batch, device):
     return batch
 
 # %% ../nbs/08_trainer.ipynb #c011
-@dataclass(frozen=True)
-class TrainStep:
-    "A train step that declares what its loss covers; called as `step(batch, scale, backward) -> dict of metrics`."
-
-    fn: Callable  # (batch, scale, backward) -> dict of metrics, `loss` first
-    global_batch: bool = False  # the loss is the global batch's on every rank: no weighting by the ranks' shares
-
-    def __call__(self, batch, scale: float, backward: Callable) -> dict:
-        return self.fn(batch, scale, backward)
-
-
-def _check_step(step: Callable) -> Callable:
-    "`step`, if it can be called as `step(batch, scale, backward)`; else an error saying how."
-    try:
-        inspect.signature(step).bind(None, 1.0, None)
-    except TypeError:
-        raise TypeError(
-            f"the train step {getattr(step, '__name__', step)!r} cannot be called as step(batch, scale, backward): "
-            "the trainer hands every step its engine's backward; call backward(loss * scale) instead of loss.backward()"
-        ) from None
-    except ValueError:  # a builtin without a signature: trusted
-        pass
-    return step
-
-# %% ../nbs/08_trainer.ipynb #c014
 class Trainer:
     "A config-driven training loop with exact resume; its methods follow one per cell below."
 
@@ -109,11 +83,12 @@ class Trainer:
         self.model = model.to(self.device)
         if cfg.gradient_checkpointing:
             enable_gradient_checkpointing(self.model)
-        self.train_step, self.get_batch, self.n_train = _check_step(train_step), get_batch, n_train
+        self.train_step, self.get_batch, self.n_train = train_step, get_batch, n_train
         self.evaluate, self.save_extra, self.callbacks, self.desc = evaluate, save_extra, list(callbacks), desc
         if n_train < self.world_size:
             raise ValueError(f"the training set has {n_train} items, fewer than the {self.world_size} ranks")
-        self.optimizer, self.engine = optimizer or default_optimizer(self.model, cfg), engine or make_engine(cfg)
+        self.optimizer = optimizer or default_optimizer(self.model, cfg)
+        self.engine = check_engine(engine if engine is not None else make_engine(cfg))
         self.engine.setup(self.model, self.optimizer, cfg, group)
         self.batches_per_epoch = len(self.epoch_batches(0))
         self.steps_per_epoch = math.ceil(self.batches_per_epoch / cfg.grad_accum)
@@ -126,6 +101,15 @@ class Trainer:
         tracker_names(cfg.report_to)  # an unknown tracker fails now; they are opened when training starts
         self.trackers = []
 
+    @property
+    def train_step(self) -> Callable:
+        "The step each batch runs; a phase may set another one, checked as the first was."
+        return self._train_step
+
+    @train_step.setter
+    def train_step(self, step: Callable) -> None:
+        self._train_step = check_step(step)
+
     def epoch_batches(self, epoch: int) -> list[torch.Tensor]:
         "This rank's index batches of `epoch`: its share of each global batch of `batch_size × world_size` items."
         order = epoch_order(self.n_train, self.seed, epoch)
@@ -135,7 +119,7 @@ class Trainer:
         rest = len(order) % self.global_micro_batch  # a last global batch too small to give every rank an item
         return shares[:-1] if 0 < rest < self.world_size else shares
 
-# %% ../nbs/08_trainer.ipynb #c016
+# %% ../nbs/08_trainer.ipynb #c013
 @patch
 def save_checkpoint(self: Trainer) -> Path:
     "Write `checkpoint-<global_step>/` atomically (temporary folder, then rename); rank 0 writes, every rank waits."
@@ -172,7 +156,7 @@ def _stateful_callbacks(self: Trainer) -> list:
     stateful = [cb for cb in self.callbacks if hasattr(cb, "state_dict")]
     return [(f"{i}:{type(cb).__name__}", cb) for i, cb in enumerate(stateful)]
 
-# %% ../nbs/08_trainer.ipynb #c017
+# %% ../nbs/08_trainer.ipynb #c014
 @patch
 def load_checkpoint(self: Trainer, path) -> None:
     "Verify checkpoint `path` by content, then restore loop position, callbacks, weights, optimiser, scheduler, RNG."
@@ -205,7 +189,7 @@ def load_checkpoint(self: Trainer, path) -> None:
         )
     load_rng_state(path / "rng_state.safetensors")
 
-# %% ../nbs/08_trainer.ipynb #c019
+# %% ../nbs/08_trainer.ipynb #c016
 @patch
 def log(self: Trainer, **row) -> None:
     "Append a row to the history and rewrite `log.csv` (atomically)."
@@ -266,7 +250,7 @@ def _track_best(self: Trainer, metrics: dict) -> bool:
 def _patience_spent(self: Trainer) -> bool:
     return bool(self.cfg.early_stopping) and self.state.evals_since_best >= self.cfg.early_stopping
 
-# %% ../nbs/08_trainer.ipynb #c021
+# %% ../nbs/08_trainer.ipynb #c018
 @patch
 def _nonfinite_grads(self: Trainer) -> list[str]:
     return [n for n, p in self.model.named_parameters() if p.grad is not None and not torch.isfinite(p.grad).all()]
@@ -292,7 +276,7 @@ def _reduce(self: Trainer, rows: list[dict], weights: list[float]) -> dict:
     merged = all_reduce_sum(mine.to(self.device), self.group) / self.world_size
     return dict(zip(keys, merged.mean(0).tolist()))
 
-# %% ../nbs/08_trainer.ipynb #c022
+# %% ../nbs/08_trainer.ipynb #c019
 @patch
 def _where(self: Trainer) -> str:
     st = self.state
@@ -317,7 +301,7 @@ def _check_weights(self: Trainer, where: str) -> None:
             f"{self.optimizer.param_groups[0]['lr']:.3g}); nothing after it was saved. {self._intact()}"
         )
 
-# %% ../nbs/08_trainer.ipynb #c023
+# %% ../nbs/08_trainer.ipynb #c020
 @patch
 def optimizer_step(self: Trainer, group: list[torch.Tensor]) -> dict:
     "Forward/backward every batch of `group`, then guard, clip and step, and check the new weights. Averaged metrics."
@@ -350,7 +334,9 @@ def optimizer_step(self: Trainer, group: list[torch.Tensor]) -> dict:
             )
         return metrics
     lr, self.state.skips_in_a_row = self.optimizer.param_groups[0]["lr"], 0
-    if (norm := self.engine.step()) is not None:  # the norm before clipping, logged also without clipping
+    if (norm := self.engine.step()) is not None and not math.isfinite(norm):  # seen by the engine only (ZeRO-2)
+        raise FloatingPointError(f"non-finite gradient norm ({norm}) at {where}; stopping. {self._intact()}")
+    if norm is not None:  # the norm before clipping, logged also without clipping
         metrics["grad_norm"] = norm
     metrics["lr"] = lr
     self._check_weights(where)
@@ -358,7 +344,7 @@ def optimizer_step(self: Trainer, group: list[torch.Tensor]) -> dict:
     self.state.global_step += 1
     return metrics
 
-# %% ../nbs/08_trainer.ipynb #c025
+# %% ../nbs/08_trainer.ipynb #c022
 @patch
 def after_step(self: Trainer, fn: Callable) -> None:
     "Call `fn()` after every optimiser step that changes the weights (clamp a parameter, update an EMA copy, ...)."
@@ -379,7 +365,7 @@ def _close_trackers(self: Trainer) -> None:
         tracker.close()
     self.trackers = []
 
-# %% ../nbs/08_trainer.ipynb #c027
+# %% ../nbs/08_trainer.ipynb #c024
 @patch
 def fit(self: Trainer, resume: bool = True) -> TrainState:
     "Train to the end of the configured epochs (or `max_steps`), resuming from the latest checkpoint."
@@ -424,7 +410,7 @@ def _set_aside(self: Trainer, folders: list[Path], resumed: Path) -> None:
         warnings.warn(f"kept {ck} as {aside.name} (it cannot be loaded); resumed from {resumed.name}", stacklevel=4)
     barrier(self.group)
 
-# %% ../nbs/08_trainer.ipynb #c028
+# %% ../nbs/08_trainer.ipynb #c025
 @patch
 def _fit(self: Trainer, resume: bool) -> TrainState:
     ck = self._resume() if resume else None
@@ -472,7 +458,7 @@ class _Window:
         self.sums, self.counts, self.steps = {}, {}, 0
         return row
 
-# %% ../nbs/08_trainer.ipynb #c029
+# %% ../nbs/08_trainer.ipynb #c026
 @patch
 def _run_epoch(self: Trainer, batches: list, bar, window: _Window) -> None:
     "Optimiser steps from the current position to the end of the epoch (or of the run), logging and saving inside."
@@ -507,7 +493,7 @@ def _run_epoch(self: Trainer, batches: list, bar, window: _Window) -> None:
         if save:
             self.save_checkpoint()
 
-# %% ../nbs/08_trainer.ipynb #c031
+# %% ../nbs/08_trainer.ipynb #c028
 @dataclass
 class TrainResult:
     "What a task's train function returns."
