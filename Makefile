@@ -10,12 +10,12 @@ export PATH := $(abspath $(BIN)):$(PATH)
 
 PORTABLE := 08_trainer or 12_gradcache or 14_carp or 20_clm or 21_collapse or 22_collect or 23_measures
 
-.PHONY: help setup train test test-portable test-all export check-export clean check-clean outputs docs docs-check readme style layout
+.PHONY: help setup train test pytest test-portable test-all export check-export clean check-clean outputs docs docs-check readme style layout
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
-$(BIN)/.installed: settings.ini setup.py
+$(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet $(PIP_ARGS) "$(TORCH)" -e ".[dev]"
@@ -27,34 +27,37 @@ train: setup  ## the main job: train the clm-tiny preset with SEED (default 12) 
 	mkdir -p $(RUN)
 	$(BIN)/papermill nbs/run_train.ipynb $(RUN)/run_train.ipynb -p seed $(SEED) -p run_dir $(RUN)
 
-test: setup  ## run every notebook as a test (pytest, 2 workers)
-	$(BIN)/pytest -n 2 -q tests/
+test: setup  ## run every notebook as a test with nbdev's runner (nbdev-test, 2 workers; cells flagged slow skipped)
+	$(BIN)/nbdev-test --n-workers 2 --timing --skip-file-re '^([_.]|run_)'
+
+pytest: setup  ## the same notebooks as pytest cases (a summary line; select with ARGS="-k 20_clm")
+	$(BIN)/pytest -n 2 -q tests/ $(ARGS)
 
 test-portable: setup  ## the numerics-sensitive notebooks again on torch's portable kernels (a tolerance that holds on one CPU only fails here)
 	ATEN_CPU_CAPABILITY=default $(BIN)/pytest -n 2 -q tests/test_notebooks.py -k "$(PORTABLE)"
 
 test-all: setup  ## the tests including cells flagged slow
-	MAGICARP_TEST_FLAGS=slow $(BIN)/pytest -n 2 -q tests/
+	$(BIN)/nbdev-test --n-workers 2 --timing --flags slow --skip-file-re '^([_.]|run_)'
 
 export: setup  ## regenerate magicarp_nb/*.py from the notebooks
-	$(BIN)/nbdev_export
+	$(BIN)/nbdev-export
 
-check-export: setup  ## fail if the modules are not what nbdev_export makes of the notebooks
-	$(BIN)/nbdev_export
+check-export: setup  ## fail if the modules are not what nbdev-export makes of the notebooks
+	$(BIN)/nbdev-export
 	git diff --exit-code -- magicarp_nb pyproject.toml
 	@test -z "$$(git status --porcelain -- magicarp_nb)" || (git status --porcelain -- magicarp_nb; echo "untracked modules"; exit 1)
 
-clean: setup  ## strip notebook metadata that should not be committed (nbdev_clean)
-	$(BIN)/nbdev_clean
+clean: setup  ## strip notebook metadata that should not be committed (nbdev-clean)
+	$(BIN)/nbdev-clean
 
 check-clean: setup  ## fail if any notebook is not clean
-	$(BIN)/nbdev_clean
+	$(BIN)/nbdev-clean
 	git diff --exit-code -- nbs
 
 outputs: setup  ## re-execute the numbered notebooks and index in place so their saved outputs (docs) are current
 	cd nbs && export PYTHONWARNINGS="ignore:IProgress not found"; for nb in index.ipynb [0-9]*.ipynb; do \
 	  ../$(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.timeout=1800 $$nb || exit 1; done
-	$(BIN)/nbdev_clean
+	$(BIN)/nbdev-clean
 
 docs: setup  ## render the notebooks to the site in _docs/ without Quarto (index.html is the landing page; and README.md)
 	$(BIN)/python tools/render_docs.py --check
@@ -71,4 +74,4 @@ layout: setup  ## fail if an import points to a higher-numbered notebook, export
 style: setup  ## format and lint notebooks, tools and tests with ruff, then re-export
 	$(BIN)/ruff format nbs tools tests benchmarks
 	$(BIN)/ruff check --fix nbs tools tests benchmarks
-	$(BIN)/nbdev_export
+	$(BIN)/nbdev-export
