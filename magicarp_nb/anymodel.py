@@ -25,9 +25,9 @@ from .collect import _base_hidden, _feature_fn, _pass_identity, _start_pass, che
 from .config import TextDataConfig
 from .corpora import corpus_of
 from .data import data_fingerprint, pack_blocks
-from .runfiles import atomic_write, checkpoint_name, file_sha256, partial_path, run_lock, stats_path
+from .runfiles import atomic_write, checkpoint_name, partial_path, run_lock, stats_path
 from .runfiles import write_run_record
-from .checkpoints import verify_checkpoint
+from .checkpoints import recorded_sha256, verify_checkpoint
 from .runtime import quiet_transformers, resolve_device
 from .sources import require_hub
 
@@ -275,7 +275,7 @@ def collect_model(
         if own_run:
             train_blocks, valid_blocks, fp = checkpoint_blocks(src)
             checkpoint, name = src, src.parent.name
-            weights = {"weights_sha256": file_sha256(src / "model.safetensors")}  # as collect records it
+            weights = {"weights_sha256": recorded_sha256(src)}  # verified above, as collect records it
         else:
             ctx = getattr(model.config, "max_position_embeddings", None) or getattr(model.config, "n_positions", None)
             if ctx and block_size > ctx:

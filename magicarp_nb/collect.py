@@ -18,8 +18,8 @@ from .clm import load_clm
 from .collapse import AgreementStats, CollapseStats, StatsFileError, check_same_source, merge_shards
 from .config import load_config
 from .data import prepare_text_blocks
-from .runfiles import file_sha256, parse_stats_name, partial_path, run_lock, stats_path, stats_shards
-from .checkpoints import read_json, verify_checkpoint
+from .runfiles import parse_stats_name, partial_path, run_lock, stats_path, stats_shards
+from .checkpoints import read_json, recorded_sha256, verify_checkpoint
 from .runtime import resolve_device
 
 # %% auto #0
@@ -233,7 +233,7 @@ def collect_checkpoint(
         base = {
             "model": checkpoint.parent.name,
             "checkpoint": checkpoint.name,
-            "weights_sha256": file_sha256(checkpoint / "model.safetensors"),  # stats follow the weights, not the name
+            "weights_sha256": recorded_sha256(checkpoint),  # verified above; stats follow the weights, not the name
             "tokenizer_sha256": fp["tokenizer_sha256"],
         }
         common = {"batch_size": batch_size, "save_every": save_every, "resume": resume, "progress": progress}
