@@ -17,9 +17,9 @@ from torch import nn
 from .config import CarpConfig, ConfigValueError, check_name, config_yaml, load_config
 from .data import PAIR_PIPELINES, MLMMasking, TokenizedPairs, duplicate_mask, load_pairs
 from .encoders import build_encoder, trim_padding
-from .engines import TrainStep, check_engine_config
+from .engines import TrainStep, as_backward, check_engine_config
 from .distributed import barrier, gather_sizes, gather_with_grad, rank_of, world_size_of
-from .gradcache import batch_size_of, contrastive_step, distributed_contrastive_step
+from .gradcache import batch_size_of, contrastive_step
 from .gradcache import microbatch_indices, take
 from magicarp_nb.objectives import (
     OBJECTIVES,
@@ -133,11 +133,9 @@ def carp_step(
         if momentum is not None:
             loss_fn = lambda P, R: model.objective(P, R, mask, *momentum)  # noqa: E731
         args = (model.encode_passages, model.encode_reviews, loss_fn, batch["passage"], batch["review"])
-        if world_size_of(group) > 1:  # the trainer averages the gradients once per optimiser step
-            kw = dict(group=group, scale=scale, return_embeddings=True, average=False, backward=backward)
-            loss, P, R = distributed_contrastive_step(*args, microbatch_size, **kw)
-        else:
-            loss, P, R = contrastive_step(*args, microbatch_size, scale, return_embeddings=True, backward=backward)
+        # the engine reduces the gradients over the ranks, once per optimiser step
+        kw = dict(return_embeddings=True, backward=backward, group=group)
+        loss, P, R = contrastive_step(*args, microbatch_size, scale, **kw)
         metrics = {"loss": loss}
         with torch.no_grad():  # objectives without their own logits are scored on cosine similarities
             logits = masked_logits(objective_logits(model.objective, P, R), mask)
@@ -149,16 +147,18 @@ def carp_step(
     return TrainStep(step, global_batch=True)  # the loss is the global batch's, on every rank: no share weights
 
 # %% ../nbs/14_carp.ipynb #c013
-def _mlm_side(encoder, part: dict, microbatch_size: int | None, scale: float, backward) -> tuple:
+def _mlm_side(encoder, part: dict, microbatch_size: int | None, scale: float, backward, last: bool) -> tuple:
     "Backpropagate `scale` × the mean masked-LM loss of one side, by microbatch; `(loss, n selected, n correct)`."
     n = int((part["labels"] != -100).sum())
     total, correct = 0.0, 0
-    for idx in microbatch_indices(part, microbatch_size or batch_size_of(part)):
+    chunks = microbatch_indices(part, microbatch_size or batch_size_of(part))
+    for k, idx in enumerate(chunks):
         sub = trim_padding(take(part, idx))
-        logits = encoder.mlm_logits(sub).flatten(0, 1).float()
-        labels = sub["labels"].flatten()
-        loss_sum = torch.nn.functional.cross_entropy(logits, labels, reduction="sum")
-        backward(loss_sum * (scale / max(n, 1)))
+        with backward.no_sync(not (last and k == len(chunks) - 1)):  # the step's last backward reduces, once
+            logits = backward.forward(encoder.mlm_logits, sub).flatten(0, 1).float()
+            labels = sub["labels"].flatten()
+            loss_sum = torch.nn.functional.cross_entropy(logits, labels, reduction="sum")
+            backward(loss_sum * (scale / max(n, 1)))
         total += float(loss_sum.detach())
         correct += int(((logits.argmax(-1) == labels) & (labels != -100)).sum())
     return total / max(n, 1), n, correct
@@ -173,9 +173,10 @@ def mlm_step(
     def step(batch: dict, scale: float, backward) -> dict:
         if "passage_mlm" not in batch:
             raise KeyError("an MLM step needs batches masked by data.MLMMasking (passage_mlm, review_mlm)")
+        pairs = (("passage_mlm", model.passage_encoder), ("review_mlm", model.review_encoder))
         sides = [
-            _mlm_side(enc, batch[key], microbatch_size, scale / 2, backward)
-            for key, enc in (("passage_mlm", model.passage_encoder), ("review_mlm", model.review_encoder))
+            _mlm_side(enc, batch[key], microbatch_size, scale / 2, as_backward(backward), last=key == "review_mlm")
+            for key, enc in pairs
         ]
         loss = sum(s[0] for s in sides) / 2
         return {"loss": torch.tensor(loss), "mlm_accuracy": sum(s[2] for s in sides) / max(1, sum(s[1] for s in sides))}

@@ -227,6 +227,16 @@ class TrainState:
     best_step: int | None = None  # the step it was reached at
     evals_since_best: int = 0  # evaluations since then that did not improve it (`train.early_stopping`)
 
+    def track_best(self, value: float, mode: str) -> bool:
+        "Record an evaluation's `value` of the best metric (`mode` min or max): an improvement (True) or not."
+        sign = 1 if mode == "min" else -1
+        better = self.best_value is None or sign * value < sign * self.best_value
+        if better:
+            self.best_value, self.best_step, self.evals_since_best = value, self.global_step, 0
+        else:
+            self.evals_since_best += 1
+        return better
+
 # %% ../nbs/02b_checkpoints.ipynb #c022
 _REQUIRED = ("epoch", "batch_in_epoch", "global_step")  # older checkpoints may lack the others: their defaults
 

@@ -22,7 +22,7 @@ from .data import load_tokenizer, prepare_text_blocks, unigram_cross_entropy, un
 from .objectives import simctg_loss
 from .runfiles import arch_name, has_checkpoints, replace_dir, run_lock, start_run, writing
 from .distributed import all_gather, all_reduce_sum, barrier, rank_of, world_size_of
-from .engines import check_engine_config
+from .engines import as_backward, check_engine_config, make_engine
 from .runtime import parse_device, quiet_transformers, resolve_device, seed_everything, tracker_names
 from .schedulers import SCHEDULES
 from .trainer import RESUME_MAY_CHANGE, Trainer, TrainResult
@@ -100,12 +100,12 @@ def clm_step(
     "The train step of a causal LM: forward with labels (plus SimCTG's loss if weighted), backward of the scaled loss."
 
     def step(batch, scale, backward):
-        ids = batch.long()
+        ids, backward = batch.long(), as_backward(backward)
         if not simctg_weight:
-            out = model(input_ids=ids, labels=ids)
+            out = backward.forward(model, input_ids=ids, labels=ids)
             backward(out.loss * scale)
             return {"loss": out.loss.detach()}
-        out = model(input_ids=ids, labels=ids, output_hidden_states=True)
+        out = backward.forward(model, input_ids=ids, labels=ids, output_hidden_states=True)
         # packed blocks have no padding: every position is a real token
         contrastive = simctg_loss(out.hidden_states[-1], torch.ones_like(ids, dtype=torch.bool), simctg_margin)
         backward((out.loss + simctg_weight * contrastive) * scale)
@@ -171,6 +171,7 @@ def train_clm(
             callbacks=callbacks,
             desc=clm_run_name(cfg),
             group=group,
+            engine=make_engine(cfg.train, find_unused_parameters=False),  # every forward uses every weight
         )
         state = trainer.fit(resume=resume)
         info = {

@@ -12,14 +12,15 @@ import socket
 import threading
 from typing import Callable, Iterable
 
+import numpy as np
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
 
 # %% auto #0
 __all__ = ['ThreadGroup', 'run_threads', 'rank_of', 'world_size_of', 'all_gather', 'all_reduce_sum', 'barrier', 'gather_sizes',
-           'gather_with_grad', 'average_gradients', 'rank_batches', 'default_backend', 'process_group', 'free_port',
-           'torchrun_env', 'launch_local', 'collective_check']
+           'gather_with_grad', 'average_gradients', 'rank_batches', 'epoch_shares', 'share_weights', 'mean_over_ranks',
+           'default_backend', 'process_group', 'free_port', 'torchrun_env', 'launch_local']
 
 # %% ../nbs/07_distributed.ipynb #c006
 class _Exchange:
@@ -207,7 +208,37 @@ def rank_batches(
         batches = batches[:-1]
     return [b.tensor_split(world_size)[rank] for b in batches]
 
-# %% ../nbs/07_distributed.ipynb #c021
+# %% ../nbs/07_distributed.ipynb #c020
+def epoch_shares(
+    order: torch.Tensor,  # the epoch's order of item indices
+    batch_size: int,  # items per rank per batch
+    rank: int,  # this rank
+    world_size: int,  # number of ranks
+) -> list[torch.Tensor]:
+    "This rank's batches of an epoch: its share of each global batch of `batch_size × world_size` items."
+    if world_size == 1:
+        return list(order.split(batch_size))
+    shares = rank_batches(order, batch_size * world_size, rank, world_size, drop_last=False)
+    rest = len(order) % (batch_size * world_size)  # a last global batch too small to give every rank an item
+    return shares[:-1] if 0 < rest < world_size else shares
+
+
+def share_weights(sizes: list[int], group=None, device=None) -> list[float]:
+    "Per batch: this rank's items (`sizes`) × ranks / the global batch's items (the weight of its loss)."
+    mine = torch.tensor(sizes, dtype=torch.float64, device=device)
+    return (mine * world_size_of(group) / all_reduce_sum(mine, group)).tolist()
+
+
+def mean_over_ranks(rows: list[dict], weights: list[float], group=None, device=None) -> dict:
+    "The mean of each metric over the rows of every rank, rank `r`'s rows weighted by `weights` (one reduction)."
+    keys = list(rows[0])
+    if world_size_of(group) == 1:
+        return {k: float(np.mean([float(r[k]) for r in rows])) for k in keys}
+    mine = torch.tensor([[w * float(r[k]) for k in keys] for r, w in zip(rows, weights)], dtype=torch.float64)
+    merged = all_reduce_sum(mine.to(device), group) / world_size_of(group)
+    return dict(zip(keys, merged.mean(0).tolist()))
+
+# %% ../nbs/07_distributed.ipynb #c023
 def default_backend() -> str:
     "NCCL where CUDA is available, gloo otherwise."
     return "nccl" if torch.cuda.is_available() and dist.is_nccl_available() else "gloo"
@@ -270,19 +301,3 @@ def launch_local(
     mp.start_processes(_spawned, args=(fn, nproc, free_port(), args, queue), nprocs=nproc, start_method="spawn")
     results = dict(queue.get() for _ in range(nproc))
     return [results[r] for r in range(nproc)]
-
-# %% ../nbs/07_distributed.ipynb #c023
-def collective_check(backend: str | None = None) -> dict:
-    "Join torchrun's group and check gather_with_grad and average_gradients on it: this rank's findings."
-    with process_group(backend) as group:
-        rank, n = rank_of(group), world_size_of(group)
-        device = torch.device("cuda", torch.cuda.current_device()) if default_backend() == "nccl" else None
-        x = torch.full((rank + 1, 2), float(rank), device=device, requires_grad=True)
-        gathered = gather_with_grad(x, group)
-        (gathered.sum(1) * torch.arange(1.0, len(gathered) + 1, device=device)).sum().backward()
-        p = torch.nn.Parameter(torch.zeros(1, device=device))
-        p.grad = torch.tensor([float(rank)], device=device)
-        average_gradients([p], group)
-        return dict(
-            rank=rank, world_size=n, gathered=gathered[:, 0].tolist(), grad=x.grad[:, 0].tolist(), mean=float(p.grad)
-        )

@@ -5,6 +5,7 @@
 # %% ../nbs/07b_engines.ipynb #c003
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 import logging
@@ -18,27 +19,59 @@ from unittest import mock
 import torch
 import torch.distributed as dist
 from fastcore.basics import patch
+from torch.distributed.algorithms.ddp_comm_hooks.default_hooks import allreduce_hook
+from torch.nn.parallel import DistributedDataParallel
 
 from .checkpoints import ResumeMismatch, load_state_into
 from .config import TrainConfig
-from .distributed import average_gradients, world_size_of
+from .distributed import ThreadGroup, average_gradients, world_size_of
 
 # %% auto #0
-__all__ = ['SHIPPED_CONFIGS', 'OWNED_KEYS', 'Engine', 'TorchEngine', 'deepspeed_config', 'engine_config', 'DeepSpeedEngine',
-           'make_engine', 'check_engine_config', 'check_engine', 'TrainStep', 'check_step']
+__all__ = ['SHIPPED_CONFIGS', 'OWNED_KEYS', 'Backward', 'as_backward', 'Engine', 'TorchEngine', 'deepspeed_config',
+           'engine_config', 'DeepSpeedEngine', 'make_engine', 'check_engine_config', 'check_engine', 'TrainStep',
+           'check_step']
 
 # %% ../nbs/07b_engines.ipynb #c006
+class Backward:
+    """What a train step runs its passes through, handed to it with every batch. Called, `backward(tensor, grad=None)`
+    is the engine's backward; `forward(fn, *args)` runs `fn(*args)` as a forward the data-parallel reduction follows
+    (DDP hooks only the backward of forwards run this way); inside `no_sync()` backward passes accumulate locally."""
+
+    def __init__(
+        self,
+        backward: Callable | None = None,  # (tensor, grad=None) -> None (None: autograd's)
+        forward: Callable | None = None,  # (fn, *args, **kwargs) -> fn's result (None: calls fn)
+        no_sync: Callable | None = None,  # () -> a context manager (None: nothing to hold back)
+    ):
+        self._backward, self._forward = backward or torch.autograd.backward, forward
+        self._no_sync = no_sync or contextlib.nullcontext
+
+    def __call__(self, tensor: torch.Tensor, grad: torch.Tensor | None = None) -> None:
+        self._backward(tensor, grad)
+
+    def forward(self, fn: Callable, *args, **kwargs):
+        "`fn(*args, **kwargs)`, run as the forward of the engine's data-parallel wrapper when there is one."
+        return self._forward(fn, *args, **kwargs) if self._forward else fn(*args, **kwargs)
+
+    def no_sync(self, active: bool = True):
+        "A block whose backward passes are not reduced over the ranks (all of a step's but the last)."
+        return self._no_sync() if active else contextlib.nullcontext()
+
+
+def as_backward(backward: Callable | None = None) -> Backward:
+    "`backward` if it is a `Backward`; else one around a plain `(tensor, grad=None)` function (None: autograd's)."
+    return backward if isinstance(backward, Backward) else Backward(backward)
+
+# %% ../nbs/07b_engines.ipynb #c007
 class Engine(Protocol):
     "What `Trainer` calls to update the weights; `TorchEngine` and `DeepSpeedEngine` implement it."
 
     name: str  # recorded in the checkpoints of engines whose optimiser state is not torch's
     after_step: list  # functions called after each optimiser step, once the updated weights are in the model
+    backward: Backward  # handed to the train step with every batch: backward, forward, no_sync
 
     def setup(self, model: torch.nn.Module, optimizer: torch.optim.Optimizer, cfg: TrainConfig, group=None) -> None:
         "Take the model and optimiser (in every rank, once)."
-
-    def backward(self, tensor: torch.Tensor, grad: torch.Tensor | None = None) -> None:
-        "Backward of a scalar `tensor`, or of `tensor` with the upstream gradient `grad`."
 
     def reduce_gradients(self) -> None:
         "After a step's last backward: leave the global batch's gradient where `step` will use it."
@@ -52,15 +85,37 @@ class Engine(Protocol):
     def load_optimizer_state(self, state: dict, path) -> None:
         "Load what `optimizer_state` returned; `path` is the checkpoint, for messages."
 
-# %% ../nbs/07b_engines.ipynb #c007
+# %% ../nbs/07b_engines.ipynb #c008
+class _Forward(torch.nn.Module):
+    "What DDP wraps: the model, and a forward that runs the function it is given, so every forward of a step can."
+
+    def __init__(self, model: torch.nn.Module):
+        super().__init__()
+        self.model = model
+
+    def forward(self, fn: Callable, *args, **kwargs):
+        return fn(*args, **kwargs)
+
+
+def _counted_allreduce(engine, bucket):
+    "DDP's own all-reduce hook (the mean over the ranks), counting the reductions: one per optimiser step."
+    engine.reductions += bucket.is_last()
+    return allreduce_hook(engine.group, bucket)
+
+
 class TorchEngine:
-    "torch's own path: autograd's backward, gradients averaged over the ranks once per step, clipping, the step."
+    "torch's own path: autograd's backward, DDP's bucketed reduction over the ranks once per step, clipping, the step."
 
     name = "torch"
 
-    def __init__(self):
-        self.model = self.optimizer = self.cfg = self.group = None
+    def __init__(self, find_unused_parameters: bool = True):  # False when every forward uses every weight
+        self.find_unused_parameters = find_unused_parameters
+        self.model = self.optimizer = self.cfg = self.group = self.ddp = None
         self.after_step: list = []
+        self.reductions = 0  # gradient reductions over the ranks so far (DDP's: one per optimiser step)
+        self._local = self._armed = self._pending = False
+        self._trainable: list = []
+        self.backward = Backward(self._backward, self._forward, self._no_sync)
 
     def setup(self, model: torch.nn.Module, optimizer: torch.optim.Optimizer, cfg: TrainConfig, group=None) -> None:
         if cfg.deepspeed:
@@ -69,33 +124,91 @@ class TorchEngine:
                 "pass engines.make_engine(cfg), or no engine"
             )
         self.model, self.optimizer, self.cfg, self.group = model, optimizer, cfg, group
+        if world_size_of(group) > 1 and not isinstance(group, ThreadGroup):
+            self._wrap()
 
-    def backward(self, tensor: torch.Tensor, grad: torch.Tensor | None = None) -> None:
-        torch.autograd.backward(tensor, grad)
+    def _wrap(self) -> None:
+        "DDP around the model (again when the trainable weights changed: DDP reduces those it was built with)."
+        self._trainable = [id(p) for p in self.model.parameters() if p.requires_grad]
+        device = next(self.model.parameters()).device
+        self.ddp = DistributedDataParallel(
+            _Forward(self.model),
+            device_ids=[device.index] if device.type == "cuda" else None,
+            process_group=self.group,
+            broadcast_buffers=False,  # buffers (a momentum queue) stay each rank's, as without DDP
+            find_unused_parameters=self.find_unused_parameters,  # a GradCache replay or one tower leaves weights out
+        )
+        self.ddp.register_comm_hook(self, _counted_allreduce)
 
-    def reduce_gradients(self) -> None:
-        if world_size_of(self.group) > 1:
-            average_gradients(self.model.parameters(), self.group)
+# %% ../nbs/07b_engines.ipynb #c009
+@patch
+def _forward(self: TorchEngine, fn: Callable, *args, **kwargs):
+    if self.ddp is None:
+        return fn(*args, **kwargs)
+    if [id(p) for p in self.model.parameters() if p.requires_grad] != self._trainable:
+        self._wrap()  # a collective, which every rank reaches at the same forward
+    self._armed = torch.is_grad_enabled() and not self._local  # DDP reduces in this forward's backward
+    return self.ddp(fn, *args, **kwargs)
 
-    def step(self) -> float:
-        clip = self.cfg.grad_clip or math.inf  # the norm is measured (and logged) also without clipping
-        norm = float(torch.nn.utils.clip_grad_norm_(self.model.parameters(), clip))
-        self.optimizer.step()
-        for fn in self.after_step:
-            fn()
-        return norm
 
-    def optimizer_state(self, group=None) -> dict:
-        return self.optimizer.state_dict()
+@patch
+def _backward(self: TorchEngine, tensor: torch.Tensor, grad: torch.Tensor | None = None) -> None:
+    torch.autograd.backward(tensor, grad)
+    if self.ddp is not None:  # reduced by DDP, or left for `reduce_gradients` (held back, or not through forward)
+        self._pending, self._armed = not self._armed, False
 
-    def load_optimizer_state(self, state: dict, path) -> None:
-        if isinstance(state, dict) and "engine" in state:
-            raise ResumeMismatch(
-                f"{path} was written by a {state['engine']} run; resume it with the same train.deepspeed"
-            )
-        load_state_into(self.optimizer, state, Path(path) / "optimizer.pt")
 
-# %% ../nbs/07b_engines.ipynb #c013
+@patch
+@contextlib.contextmanager
+def _no_sync(self: TorchEngine):
+    if self.ddp is None:
+        yield
+        return
+    outer, self._local = self._local, True
+    try:
+        with self.ddp.no_sync():
+            yield
+    finally:
+        self._local = outer
+
+# %% ../nbs/07b_engines.ipynb #c010
+@patch
+def reduce_gradients(self: TorchEngine) -> None:
+    "After a step's last backward: nothing when DDP reduced in it; else one reduction of what accumulated."
+    if self.ddp is not None and self._pending:
+        # a zero-valued forward through DDP over the weights that have gradients: DDP's reduction of them all
+        trainable = [p for p in self.model.parameters() if p.requires_grad]
+        with_grad = [p for p in trainable if p.grad is not None] or trainable[:1]
+        zero = self.ddp(lambda: sum(p.reshape(-1)[0] for p in with_grad) * 0.0)
+        torch.autograd.backward(zero)
+        self._pending = False
+    elif self.ddp is None and world_size_of(self.group) > 1:  # threads standing in for ranks (distributed.ThreadGroup)
+        average_gradients(self.model.parameters(), self.group)
+        self.reductions += 1
+
+
+@patch
+def step(self: TorchEngine) -> float:
+    clip = self.cfg.grad_clip or math.inf  # the norm is measured (and logged) also without clipping
+    norm = float(torch.nn.utils.clip_grad_norm_(self.model.parameters(), clip))
+    self.optimizer.step()
+    for fn in self.after_step:
+        fn()
+    return norm
+
+
+@patch
+def optimizer_state(self: TorchEngine, group=None) -> dict:
+    return self.optimizer.state_dict()
+
+
+@patch
+def load_optimizer_state(self: TorchEngine, state: dict, path) -> None:
+    if isinstance(state, dict) and "engine" in state:
+        raise ResumeMismatch(f"{path} was written by a {state['engine']} run; resume it with the same train.deepspeed")
+    load_state_into(self.optimizer, state, Path(path) / "optimizer.pt")
+
+# %% ../nbs/07b_engines.ipynb #c019
 SHIPPED_CONFIGS = ("zero1", "zero2")
 
 OWNED_KEYS = {
@@ -160,7 +273,7 @@ def engine_config(config: dict, cfg: TrainConfig) -> dict:
         "zero_allow_untested_optimizer": cfg.optimizer != "adamw",
     }
 
-# %% ../nbs/07b_engines.ipynb #c016
+# %% ../nbs/07b_engines.ipynb #c022
 def _broadcast_weights(engine) -> None:
     "Rank 0's weights to every rank, 0-d parameters included (DeepSpeed's own broadcast for plain data parallelism)."
     for p in engine.module.parameters():
@@ -176,6 +289,7 @@ class DeepSpeedEngine:
         self.spec, self.config = spec, deepspeed_config(spec)
         self.engine = self.optimizer = None
         self.after_step: list = []  # calls after each step (Trainer.after_step)
+        self.backward = Backward(self._backward)  # ZeRO reduces in its backward passes: nothing held back
 
     def setup(self, model: torch.nn.Module, optimizer: torch.optim.Optimizer, cfg: TrainConfig, group=None) -> None:
         "Wrap `model` and `optimizer` in DeepSpeed's engine (the Trainer calls this in every rank)."
@@ -198,7 +312,7 @@ class DeepSpeedEngine:
                 model=model, optimizer=optimizer, config=engine_config(self.config, cfg), dist_init_required=False
             )
 
-    def backward(self, tensor: torch.Tensor, grad: torch.Tensor | None = None) -> None:
+    def _backward(self, tensor: torch.Tensor, grad: torch.Tensor | None = None) -> None:
         "Backward through DeepSpeed: of a scalar `tensor`, or with `grad` of the product `tensor · grad`."
         if self.engine is None:
             raise RuntimeError("this DeepSpeedEngine is not set up yet: pass it to Trainer(engine=...) first")
@@ -215,15 +329,18 @@ class DeepSpeedEngine:
         norm = self.engine.get_global_grad_norm()
         return None if norm is None else float(norm)
 
-# %% ../nbs/07b_engines.ipynb #c018
+# %% ../nbs/07b_engines.ipynb #c024
 @patch
 def reduce_gradients(self: DeepSpeedEngine) -> None:
     "Nothing: ZeRO reduces the gradients in `backward` (stage 2) or in `step`."
 
 
-def make_engine(cfg: TrainConfig) -> Engine:
+def make_engine(
+    cfg: TrainConfig,  # train.deepspeed
+    find_unused_parameters: bool = True,  # for DDP: some forwards leave weights out (False: none does; no search)
+) -> Engine:
     "The engine `train.deepspeed` asks for: a `DeepSpeedEngine` of that config, else a `TorchEngine`."
-    return DeepSpeedEngine(cfg.deepspeed) if cfg.deepspeed else TorchEngine()
+    return DeepSpeedEngine(cfg.deepspeed) if cfg.deepspeed else TorchEngine(find_unused_parameters)
 
 
 def check_engine_config(cfg: TrainConfig) -> TrainConfig:
@@ -238,7 +355,7 @@ def check_engine_config(cfg: TrainConfig) -> TrainConfig:
     return cfg
 
 
-_MEMBERS = [n for n in vars(Engine) if not n.startswith("_") and callable(vars(Engine)[n])] + ["after_step"]
+_MEMBERS = [n for n in vars(Engine) if not n.startswith("_") and callable(vars(Engine)[n])] + ["after_step", "backward"]
 
 
 def check_engine(engine) -> Engine:
@@ -247,7 +364,7 @@ def check_engine(engine) -> Engine:
         raise TypeError(f"{type(engine).__name__} is not an engine: it has no {missing} (see engines.Engine)")
     return engine
 
-# %% ../nbs/07b_engines.ipynb #c021
+# %% ../nbs/07b_engines.ipynb #c027
 @dataclass(frozen=True)
 class TrainStep:
     "A train step that declares what its loss covers; called as `step(batch, scale, backward) -> dict of metrics`."
@@ -278,7 +395,7 @@ def check_step(step: Callable) -> Callable:
         pass
     return step
 
-# %% ../nbs/07b_engines.ipynb #c024
+# %% ../nbs/07b_engines.ipynb #c030
 _NOT_SAVED = ("loss_scaler", "param_slice_mappings")  # objects, not data: rebuilt by the engine of the resumed run
 
 

@@ -12,15 +12,16 @@ from typing import Callable
 import torch
 from torch.utils.checkpoint import get_device_states, set_device_states
 
-from .distributed import average_gradients, default_backend, gather_sizes, gather_with_grad, process_group
-from .distributed import all_gather, rank_of, world_size_of
-from .config import EncoderConfig
+from .distributed import default_backend, gather_sizes, gather_with_grad, process_group
+from .distributed import ThreadGroup, all_gather, rank_of, world_size_of
+from .config import EncoderConfig, TrainConfig
 from .encoders import build_encoder
+from .engines import TorchEngine, as_backward
 from .objectives import InfoNCE
 
 # %% auto #0
 __all__ = ['batch_size_of', 'microbatch_indices', 'take', 'RngSnapshot', 'encode_without_graph', 'backward_replayed',
-           'contrastive_step', 'distributed_contrastive_step', 'check_distributed_step', 'recompute_step']
+           'contrastive_step', 'check_distributed_step', 'recompute_step']
 
 # %% ../nbs/12_gradcache.ipynb #c006
 def batch_size_of(batch: dict) -> int:
@@ -91,109 +92,76 @@ def encode_without_graph(
 
 
 def backward_replayed(
-    encode: Callable, indices: list, chunks: list, snaps: list, emb: torch.Tensor, backward: Callable | None = None
+    encode: Callable,  # what made the embeddings
+    indices: list,  # the rest: what `encode_without_graph` returned
+    chunks: list,
+    snaps: list,
+    emb: torch.Tensor,
+    backward: Callable | None = None,  # an engine's `Backward` (or a plain backward function; None: autograd's)
+    reduce_last: bool = True,  # let the last microbatch's backward reduce over the ranks (False: hold all back)
 ) -> None:
     "GradCache's last pass: re-encode each microbatch under its RNG snapshot and backpropagate `emb.grad` into it."
-    backward = backward or torch.autograd.backward
+    backward = as_backward(backward)
     if emb.grad is None:  # the loss does not depend on this side
         return
-    for idx, chunk, snap in zip(indices, chunks, snaps):
-        with snap.replay():
-            e = encode(chunk)
+    for k, (idx, chunk, snap) in enumerate(zip(indices, chunks, snaps)):
+        with snap.replay(), backward.no_sync(not (reduce_last and k == len(indices) - 1)):
+            e = backward.forward(encode, chunk)
             if not e.requires_grad:  # a frozen tower: nothing to backpropagate into
                 break
             backward(e, emb.grad[idx.to(emb.device)].to(e.dtype))
 
 # %% ../nbs/12_gradcache.ipynb #c010
+def _no_empty_shard(sizes: list, group) -> None:
+    for side, ns in zip(("passages", "reviews"), sizes):
+        if world_size_of(group) > 1 and min(ns) == 0:
+            raise ValueError(f"rank {ns.index(0)} has no {side}: every rank needs a non-empty shard")
+
+
 def contrastive_step(
     encode_p: Callable,  # dict of tensors (a slice of batch_p along dim 0) -> (b, d) passage embeddings
     encode_r: Callable,  # the same for reviews
-    loss_fn: Callable,  # (P, R) -> scalar loss; any differentiable function, may own parameters
-    batch_p: dict,  # the passages of the batch: input_ids, attention_mask, ...
-    batch_r: dict,  # the reviews of the batch
+    loss_fn: Callable,  # (P, R) of the global batch -> scalar loss; any differentiable function, may own parameters
+    batch_p: dict,  # the passages of the batch (of this rank's shard): input_ids, attention_mask, ...
+    batch_r: dict,  # the reviews of the batch (of this rank's shard)
     microbatch_size: int | None = None,  # items per encoder forward (None, or >= the batch: one plain pass)
     scale: float = 1.0,  # multiplies every gradient (1 / batches accumulated)
     sort_by_length: bool = True,  # group items of similar length into microbatches
-    return_embeddings: bool = False,  # also return the detached (P, R)
-    backward: Callable | None = None,  # (tensor, grad=None) -> None: an engine's backward (None: autograd's)
+    return_embeddings: bool = False,  # also return the detached (global) (P, R)
+    backward: Callable | None = None,  # an engine's `Backward` (or a plain backward function; None: autograd's)
+    group=None,  # the ranks sharing the global batch: a process group or a ThreadGroup (None: torch's default, or one)
 ):
-    """The loss of one contrastive batch, leaving `scale` × its full-batch gradient in `.grad`.
-    Peak memory: one microbatch of activations + the B×d embeddings and their gradients + the loss' B×B logits."""
-    sizes, backward = (batch_size_of(batch_p), batch_size_of(batch_r)), backward or torch.autograd.backward
-    if microbatch_size is None or microbatch_size >= max(sizes):
-        # everything fits in one microbatch: the ordinary step, one forward fewer than the cached one
-        P, R = encode_p(batch_p), encode_r(batch_r)
-        loss = loss_fn(P, R)
-        backward(loss * scale)
-        return (loss.detach(), P.detach(), R.detach()) if return_embeddings else loss.detach()
-    sides = [
-        (encode, *encode_without_graph(encode, batch, microbatch_size, sort_by_length))
-        for encode, batch in ((encode_p, batch_p), (encode_r, batch_r))
-    ]
-    loss = loss_fn(sides[0][-1], sides[1][-1])
-    backward(loss * scale)
-    for side in sides:
-        backward_replayed(*side, backward)
-    if return_embeddings:
-        return loss.detach(), sides[0][-1].detach(), sides[1][-1].detach()
-    return loss.detach()
-
-# %% ../nbs/12_gradcache.ipynb #c022
-def _parameters_of(*fns) -> list:
-    "The parameters of the modules among `fns` (a module, or a bound method of one), each once."
-    seen, out = set(), []
-    for f in fns:
-        module = f if isinstance(f, torch.nn.Module) else getattr(f, "__self__", None)
-        if isinstance(module, torch.nn.Module):
-            for p in module.parameters():
-                if id(p) not in seen:
-                    seen.add(id(p)), out.append(p)
-    return out
-
-
-def distributed_contrastive_step(
-    encode_p: Callable,  # dict of tensors -> (b, d) passage embeddings (this rank's replica)
-    encode_r: Callable,  # the same for reviews
-    loss_fn: Callable,  # (P, R) of the GLOBAL batch -> scalar loss (a duplicate mask must be the global one)
-    batch_p: dict,  # this rank's shard of the passages
-    batch_r: dict,  # this rank's shard of the reviews
-    microbatch_size: int | None = None,  # items per encoder forward (None, or >= the shard: one plain pass)
-    group=None,  # a torch process group, a distributed.ThreadGroup, or None (default group, or one process)
-    scale: float = 1.0,  # multiplies every gradient (1 / batches accumulated)
-    sort_by_length: bool = True,  # group items of similar length into microbatches
-    return_embeddings: bool = False,  # also return the detached global (P, R)
-    average: bool = True,  # average the gradients over the ranks after the step (False: the caller does, once)
-    params=None,  # the parameters to average (None: those of encode_p, encode_r and loss_fn that are modules)
-    backward: Callable | None = None,  # (tensor, grad=None) -> None: an engine's backward (None: autograd's)
-):
-    """The loss of a global contrastive batch split over the ranks of `group`, leaving on every rank `scale` × the
-    one-process gradient of the global batch in `.grad`. Peak memory per rank: one microbatch of activations +
-    the global B×d embeddings and their gradients + the loss' B×B logits."""
+    """The loss of one contrastive batch, leaving `scale` × its full-batch gradient in `.grad`. Over ranks, each has
+    its shard and the loss is the global batch's: every rank's `.grad` summed over the ranks is the one-process
+    gradient, and the caller reduces it (the engine, once per optimiser step). Peak memory: one microbatch of
+    activations + the global B×d embeddings and their gradients + the loss' B×B logits."""
+    backward = as_backward(backward)
     sizes = [gather_sizes(batch_size_of(b), group) for b in (batch_p, batch_r)]
-    for side, ns in zip(("passages", "reviews"), sizes):
-        if min(ns) == 0:
-            raise ValueError(f"rank {ns.index(0)} has no {side}: every rank needs a non-empty shard")
-    local, backward = max(sizes[0][rank_of(group)], sizes[1][rank_of(group)]), backward or torch.autograd.backward
-    if microbatch_size is None or microbatch_size >= local:
-        P, R = encode_p(batch_p), encode_r(batch_r)
-        Pg, Rg = gather_with_grad(P, group, sizes[0]), gather_with_grad(R, group, sizes[1])
-        loss = loss_fn(Pg, Rg)
+    _no_empty_shard(sizes, group)
+    gather = gather_with_grad if world_size_of(group) > 1 else (lambda x, group, ns: x)
+
+    def global_loss(P, R):
+        Pg, Rg = gather(P, group, sizes[0]), gather(R, group, sizes[1])
+        return loss_fn(Pg, Rg), Pg, Rg
+
+    mine = max(sizes[0][rank_of(group)], sizes[1][rank_of(group)])
+    if microbatch_size is None or microbatch_size >= mine:
+        # everything fits in one microbatch: the ordinary step, one forward fewer than the cached one
+        loss, Pg, Rg = backward.forward(lambda: global_loss(encode_p(batch_p), encode_r(batch_r)))
         backward(loss * scale)
     else:
         sides = [
             (encode, *encode_without_graph(encode, batch, microbatch_size, sort_by_length))
             for encode, batch in ((encode_p, batch_p), (encode_r, batch_r))
         ]
-        Pg, Rg = (gather_with_grad(side[-1], group, ns) for side, ns in zip(sides, sizes))
-        loss = loss_fn(Pg, Rg)
-        backward(loss * scale)
-        for side in sides:
-            backward_replayed(*side, backward)
-    if average:
-        average_gradients(params if params is not None else _parameters_of(encode_p, encode_r, loss_fn), group)
+        with backward.no_sync():  # the loss' backward only reaches the objective's own weights
+            loss, Pg, Rg = backward.forward(global_loss, sides[0][-1], sides[1][-1])
+            backward(loss * scale)
+        backward_replayed(*sides[0], backward, reduce_last=False)
+        backward_replayed(*sides[1], backward)  # its last backward reduces everything, once
     return (loss.detach(), Pg.detach(), Rg.detach()) if return_embeddings else loss.detach()
 
-# %% ../nbs/12_gradcache.ipynb #c030
+# %% ../nbs/12_gradcache.ipynb #c029
 def _check_batch(n: int, vocab: int, device) -> dict:
     "A fixed batch of `n` random token-id sequences of lengths 4 to 15."
     g = torch.Generator().manual_seed(1234)
@@ -203,13 +171,21 @@ def _check_batch(n: int, vocab: int, device) -> dict:
     return {"input_ids": (ids * mask).to(device), "attention_mask": mask.to(device)}
 
 
+def _rel_diff(params: list, ref: list) -> float:
+    "The relative gradient difference over all parameters together, or over the last (the logit scale), the larger."
+    got = [p.grad if p.grad is not None else torch.zeros_like(p) for p in params]
+    flat_got, flat_ref = (torch.cat([g.double().flatten() for g in gs]) for gs in (got, ref))
+    scale_diff = float((got[-1] - ref[-1]).abs() / ref[-1].abs())
+    return max(float((flat_got - flat_ref).norm() / flat_ref.norm()), scale_diff)
+
+# %% ../nbs/12_gradcache.ipynb #c030
 def check_distributed_step(
     global_batch: int = 8,  # pairs in the global batch (split over the ranks)
     microbatch_size: int = 2,  # items per encoder forward
     backend: str | None = None,  # None: NCCL on GPUs, gloo on CPU
     dtype: str = "float64",  # the tower's dtype (float64 keeps float32 rounding out of the comparison)
 ) -> dict:
-    "Join torchrun's group; the largest relative gradient difference of the N-rank step vs the one-process step."
+    "Join torchrun's group; the N-rank step through the torch engine vs one process: gradient difference, reductions."
     with process_group(backend) as group:
         rank, n = rank_of(group), world_size_of(group)
         on_gpu = (backend or default_backend()) == "nccl"
@@ -217,37 +193,39 @@ def check_distributed_step(
         torch.manual_seed(0)
         cfg = EncoderConfig(random_init=True, dropout=0.0, backbone_overrides=dict(
             num_hidden_layers=1, hidden_size=32, num_attention_heads=2, intermediate_size=64))  # fmt: skip
-        enc = build_encoder(cfg)[0].to(device, getattr(torch, dtype))
-        obj = InfoNCE(temperature=0.1).to(device)
-        params = [*enc.parameters(), *obj.parameters()]
+        model = torch.nn.ModuleDict(dict(enc=build_encoder(cfg)[0], obj=InfoNCE(temperature=0.1)))
+        enc, obj = model["enc"].to(device, getattr(torch, dtype)), model["obj"].to(device)
         vocab = enc.backbone.config.vocab_size
         bp, br = _check_batch(global_batch, vocab, device), _check_batch(global_batch + 1, vocab, device)
         br = {k: v[1:] for k, v in br.items()}
         mask = torch.eye(global_batch, dtype=torch.bool, device=device)
         mask[0, -1] = mask[-1, 0] = True  # a duplicate pair between the first and the last rank
         loss_fn = lambda P, R: obj(P, R, mask)  # noqa: E731
-        contrastive_step(enc, enc, loss_fn, bp, br, microbatch_size)
+        params = [*enc.parameters(), *obj.parameters()]
+        contrastive_step(enc, enc, loss_fn, bp, br, microbatch_size, group=ThreadGroup.create(1)[0])  # one process
         ref = [p.grad.clone() if p.grad is not None else torch.zeros_like(p) for p in params]
-        enc.zero_grad(set_to_none=True), obj.zero_grad(set_to_none=True)
-        idx = torch.arange(global_batch).tensor_split(n)[rank].to(device)
+        model.zero_grad(set_to_none=True)
+        engine, idx = TorchEngine(), torch.arange(global_batch).tensor_split(n)[rank].to(device)
+        engine.setup(model, torch.optim.SGD(model.parameters(), lr=0.0), TrainConfig(), group)
         start = time.perf_counter()
-        distributed_contrastive_step(enc, enc, loss_fn, take(bp, idx), take(br, idx), microbatch_size, group)
-        seconds = time.perf_counter() - start
-        got = [p.grad if p.grad is not None else torch.zeros_like(p) for p in params]
-        flat_got, flat_ref = (
-            torch.cat([g.double().flatten() for g in got]),
-            torch.cat([g.double().flatten() for g in ref]),
+        contrastive_step(
+            enc, enc, loss_fn, take(bp, idx), take(br, idx), microbatch_size, backward=engine.backward, group=group
         )
-        scale_diff = float((got[-1] - ref[-1]).abs() / ref[-1].abs())
-        diff = max(float((flat_got - flat_ref).norm() / flat_ref.norm()), scale_diff)
-        every = torch.stack(all_gather(torch.tensor([diff, seconds], device=device, dtype=torch.float64), group)).cpu()
+        engine.reduce_gradients()
+        seconds, diff = time.perf_counter() - start, _rel_diff(params, ref)
+        mine = torch.tensor([diff, seconds, engine.reductions], device=device, dtype=torch.float64)
+        every = torch.stack(all_gather(mine, group)).cpu()
         return dict(
             rank=rank,
             world_size=n,
             backend=(backend or default_backend()) if n > 1 else "none",
             max_rel_diff=diff,
             step_seconds=seconds,
-            per_rank=[dict(rank=r, max_rel_diff=float(d), step_seconds=float(s)) for r, (d, s) in enumerate(every)],
+            reductions=engine.reductions,
+            per_rank=[
+                dict(rank=r, max_rel_diff=float(d), step_seconds=float(s), reductions=int(k))
+                for r, (d, s, k) in enumerate(every)
+            ],
         )
 
 # %% ../nbs/12_gradcache.ipynb #c036

@@ -11,6 +11,7 @@ import json
 import os
 import random
 import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 
 # tqdm.auto (used by datasets and transformers) warns in every notebook kernel without ipywidgets; the text
@@ -28,7 +29,8 @@ from .config import TrainConfig
 # %% auto #0
 __all__ = ['TRACKERS', 'parse_device', 'resolve_device', 'cpu_has_bf16', 'autocast_context', 'seed_everything', 'rng_state',
            'set_rng_state', 'save_rng_state', 'load_rng_state', 'quiet_transformers', 'TensorBoardTracker',
-           'WandbTracker', 'tracker_names', 'enable_gradient_checkpointing', 'default_optimizer']
+           'WandbTracker', 'tracker_names', 'enable_gradient_checkpointing', 'default_optimizer', 'nonfinite_names',
+           'to_device', 'MetricWindow', 'open_trackers']
 
 # %% ../nbs/01_runtime.ipynb #c006
 def parse_device(spec: str, key: str = "train.device") -> str:
@@ -236,3 +238,47 @@ def default_optimizer(model: torch.nn.Module, cfg: TrainConfig) -> torch.optim.O
     if cfg.optimizer == "sgd":
         return torch.optim.SGD(groups, lr=cfg.lr)
     return torch.optim.AdamW(groups, lr=cfg.lr, betas=tuple(cfg.adam_betas))
+
+# %% ../nbs/01_runtime.ipynb #c024
+def nonfinite_names(named_tensors) -> list[str]:
+    "The names among `(name, tensor)` pairs whose tensor holds a NaN or an infinity (None tensors skipped)."
+    return [n for n, t in named_tensors if t is not None and not torch.isfinite(t).all()]
+
+
+def to_device(batch, device):
+    "`batch` (a tensor, or dicts, lists and tuples of them; anything else as is) on `device`."
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, non_blocking=True)
+    if isinstance(batch, dict):
+        return {k: to_device(v, device) for k, v in batch.items()}
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(to_device(v, device) for v in batch)
+    return batch
+
+
+@dataclass
+class MetricWindow:
+    "The metrics of the steps since the last logged row: per key sums and counts (phases log other keys)."
+
+    t0: float  # when the window opened (time.time())
+    sums: dict = field(default_factory=dict)
+    counts: dict = field(default_factory=dict)
+    steps: int = 0
+
+    def add(self, metrics: dict) -> None:
+        for k, v in metrics.items():
+            self.sums[k], self.counts[k] = self.sums.get(k, 0.0) + v, self.counts.get(k, 0) + 1
+        self.steps += 1
+
+    def row(self) -> dict:
+        "The window's means, `loss` logged as `train_loss` (and resets it)."
+        row = {"train_loss" if k == "loss" else k: v / self.counts[k] for k, v in self.sums.items()}
+        self.sums, self.counts, self.steps = {}, {}, 0
+        return row
+
+
+def open_trackers(report_to: str, run_dir, step: int, desc: str) -> list:
+    "The trackers `report_to` names (besides csv), opened in `run_dir` at `step` (a resumed run's)."
+    names = tracker_names(report_to)
+    trackers = [TensorBoardTracker(run_dir, step)] if "tensorboard" in names else []
+    return trackers + ([WandbTracker(run_dir, desc)] if "wandb" in names else [])

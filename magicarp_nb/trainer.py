@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-import numpy as np
 import pandas as pd
 import torch
 from fastcore.basics import patch
@@ -24,14 +23,14 @@ from tqdm import tqdm
 
 from .config import TrainConfig
 from .data import epoch_order
-from .distributed import all_reduce_sum, barrier, rank_batches, rank_of, world_size_of
-from .engines import Engine, TrainStep, check_engine, check_step, make_engine
+from .distributed import barrier, epoch_shares, mean_over_ranks, rank_of, share_weights, world_size_of
+from .engines import Engine, TorchEngine, TrainStep, check_engine, check_step, make_engine
 from .runfiles import atomic_write, checkpoint_folders, checkpoint_name, replace_dir, run_lock, writing
 from .checkpoints import CheckpointError, ResumeMismatch, TrainState, intact_checkpoint, load_model_weights
 from .checkpoints import load_state_into
 from .checkpoints import load_torch_state, read_json, read_train_state, resume_position, save_model_weights
 from .checkpoints import save_torch_state, set_aside, verify_checkpoint, write_manifest, write_train_state
-from .runtime import TensorBoardTracker, WandbTracker, tracker_names
+from .runtime import MetricWindow, nonfinite_names, open_trackers, to_device, tracker_names
 from .runtime import autocast_context, load_rng_state, resolve_device, save_rng_state
 from .runtime import default_optimizer, enable_gradient_checkpointing
 from .schedulers import make_scheduler
@@ -44,16 +43,6 @@ RESUME_MAY_CHANGE = ("train.batch_size", "train.grad_accum", "train.report_to")
 "Config keys a resumed run may change: the per-rank batch and accumulation (another number of ranks), trackers."
 
 # %% ../nbs/08_trainer.ipynb #c008
-def _to(batch, device):
-    if isinstance(batch, torch.Tensor):
-        return batch.to(device, non_blocking=True)
-    if isinstance(batch, dict):
-        return {k: _to(v, device) for k, v in batch.items()}
-    if isinstance(batch, (list, tuple)):
-        return type(batch)(_to(v, device) for v in batch)
-    return batch
-
-# %% ../nbs/08_trainer.ipynb #c011
 class Trainer:
     "A config-driven training loop with exact resume; its methods follow one per cell below."
 
@@ -112,14 +101,11 @@ class Trainer:
 
     def epoch_batches(self, epoch: int) -> list[torch.Tensor]:
         "This rank's index batches of `epoch`: its share of each global batch of `batch_size × world_size` items."
-        order = epoch_order(self.n_train, self.seed, epoch)
-        if self.world_size == 1:
-            return list(order.split(self.cfg.batch_size))
-        shares = rank_batches(order, self.global_micro_batch, self.rank, self.world_size, drop_last=False)
-        rest = len(order) % self.global_micro_batch  # a last global batch too small to give every rank an item
-        return shares[:-1] if 0 < rest < self.world_size else shares
+        return epoch_shares(
+            epoch_order(self.n_train, self.seed, epoch), self.cfg.batch_size, self.rank, self.world_size
+        )
 
-# %% ../nbs/08_trainer.ipynb #c013
+# %% ../nbs/08_trainer.ipynb #c010
 @patch
 def save_checkpoint(self: Trainer) -> Path:
     "Write `checkpoint-<global_step>/` atomically (temporary folder, then rename); rank 0 writes, every rank waits."
@@ -156,7 +142,7 @@ def _stateful_callbacks(self: Trainer) -> list:
     stateful = [cb for cb in self.callbacks if hasattr(cb, "state_dict")]
     return [(f"{i}:{type(cb).__name__}", cb) for i, cb in enumerate(stateful)]
 
-# %% ../nbs/08_trainer.ipynb #c014
+# %% ../nbs/08_trainer.ipynb #c011
 @patch
 def load_checkpoint(self: Trainer, path) -> None:
     "Verify checkpoint `path` by content, then restore loop position, callbacks, weights, optimiser, scheduler, RNG."
@@ -189,7 +175,7 @@ def load_checkpoint(self: Trainer, path) -> None:
         )
     load_rng_state(path / "rng_state.safetensors")
 
-# %% ../nbs/08_trainer.ipynb #c016
+# %% ../nbs/08_trainer.ipynb #c013
 @patch
 def log(self: Trainer, **row) -> None:
     "Append a row to the history and rewrite `log.csv` (atomically)."
@@ -231,17 +217,12 @@ def run_evaluation(self: Trainer) -> dict:
 @patch
 def _track_best(self: Trainer, metrics: dict) -> bool:
     "Follow `best_metric`: record an improvement (True) or count one more evaluation without (and stop early)."
-    cfg, st = self.cfg, self.state
+    cfg = self.cfg
     if cfg.best_metric not in metrics:
         if cfg.save_best or cfg.early_stopping:
             raise KeyError(f"train.best_metric={cfg.best_metric!r} is not an evaluation metric: {sorted(metrics)}")
         return False
-    value, sign = metrics[cfg.best_metric], 1 if cfg.best_mode == "min" else -1
-    better = st.best_value is None or sign * value < sign * st.best_value
-    if better:
-        st.best_value, st.best_step, st.evals_since_best = value, st.global_step, 0
-    else:
-        st.evals_since_best += 1
+    better = self.state.track_best(metrics[cfg.best_metric], cfg.best_mode)
     self.should_stop = self.should_stop or self._patience_spent()
     return better
 
@@ -250,33 +231,15 @@ def _track_best(self: Trainer, metrics: dict) -> bool:
 def _patience_spent(self: Trainer) -> bool:
     return bool(self.cfg.early_stopping) and self.state.evals_since_best >= self.cfg.early_stopping
 
-# %% ../nbs/08_trainer.ipynb #c018
-@patch
-def _nonfinite_grads(self: Trainer) -> list[str]:
-    return [n for n, p in self.model.named_parameters() if p.grad is not None and not torch.isfinite(p.grad).all()]
-
-
+# %% ../nbs/08_trainer.ipynb #c015
 @patch
 def _share_weights(self: Trainer, group: list[torch.Tensor]) -> list[float]:
     "Per batch: this rank's items × ranks / the global batch's items (1 in one process, or for equal shares)."
     if self.world_size == 1 or (isinstance(self.train_step, TrainStep) and self.train_step.global_batch):
         return [1.0] * len(group)  # one process, or a step whose loss already covers the global batch
-    mine = torch.tensor([len(idx) for idx in group], dtype=torch.float64, device=self.device)
-    total = all_reduce_sum(mine, self.group)
-    return (mine * self.world_size / total).tolist()
+    return share_weights([len(idx) for idx in group], self.group, self.device)
 
-
-@patch
-def _reduce(self: Trainer, rows: list[dict], weights: list[float]) -> dict:
-    "The step's metrics over the global batch (one reduction over the ranks)."
-    if self.world_size == 1:
-        return {k: float(np.mean([float(r[k]) for r in rows])) for k in rows[0]}
-    keys = list(rows[0])
-    mine = torch.tensor([[w * float(r[k]) for k in keys] for r, w in zip(rows, weights)], dtype=torch.float64)
-    merged = all_reduce_sum(mine.to(self.device), self.group) / self.world_size
-    return dict(zip(keys, merged.mean(0).tolist()))
-
-# %% ../nbs/08_trainer.ipynb #c019
+# %% ../nbs/08_trainer.ipynb #c016
 @patch
 def _where(self: Trainer) -> str:
     st = self.state
@@ -295,27 +258,27 @@ def _check_weights(self: Trainer, where: str) -> None:
     "Stop when the step just taken made a weight non-finite: nothing after it is saved (one check, one sync)."
     params = [p.detach() for p in self.model.parameters()]
     if params and not bool(torch.stack([torch.isfinite(p).all() for p in params]).all()):
-        bad = [n for n, p in self.model.named_parameters() if not torch.isfinite(p).all()]
+        bad = nonfinite_names(self.model.named_parameters())
         raise FloatingPointError(
             f"the update of {where} made {len(bad)} weights non-finite, e.g. {bad[:3]} (train.lr="
             f"{self.optimizer.param_groups[0]['lr']:.3g}); nothing after it was saved. {self._intact()}"
         )
 
-# %% ../nbs/08_trainer.ipynb #c020
+# %% ../nbs/08_trainer.ipynb #c017
 @patch
 def optimizer_step(self: Trainer, group: list[torch.Tensor]) -> dict:
     "Forward/backward every batch of `group`, then guard, clip and step, and check the new weights. Averaged metrics."
     self.optimizer.zero_grad(set_to_none=True)
-    weights, rows = self._share_weights(group), []
-    for idx, w in zip(group, weights):
-        with autocast_context(self.device, self.cfg.bf16):
-            rows.append(self.train_step(_to(self.get_batch(idx), self.device), w / len(group), self.engine.backward))
-    metrics, where = self._reduce(rows, weights), self._where()
+    weights, rows, backward = self._share_weights(group), [], self.engine.backward
+    for k, (idx, w) in enumerate(zip(group, weights)):  # every batch but the last held back from the reduction
+        with autocast_context(self.device, self.cfg.bf16), backward.no_sync(k < len(group) - 1):
+            rows.append(self.train_step(to_device(self.get_batch(idx), self.device), w / len(group), backward))
+    metrics, where = mean_over_ranks(rows, weights, self.group, self.device), self._where()
     self.engine.reduce_gradients()  # before the checks: every rank sees the same gradients and skips alike
     problem = None
     if not math.isfinite(metrics["loss"]):
         problem = f"non-finite loss ({metrics['loss']}) at {where}"
-    elif bad := self._nonfinite_grads():
+    elif bad := nonfinite_names((n, p.grad) for n, p in self.model.named_parameters()):
         problem = f"non-finite gradient at {where} in {len(bad)} parameters, e.g. {bad[:3]}"
     if problem is not None:
         if self.cfg.nan_policy == "stop":
@@ -344,7 +307,7 @@ def optimizer_step(self: Trainer, group: list[torch.Tensor]) -> dict:
     self.state.global_step += 1
     return metrics
 
-# %% ../nbs/08_trainer.ipynb #c022
+# %% ../nbs/08_trainer.ipynb #c019
 @patch
 def after_step(self: Trainer, fn: Callable) -> None:
     "Call `fn()` after every optimiser step that changes the weights (clamp a parameter, update an EMA copy, ...)."
@@ -354,9 +317,8 @@ def after_step(self: Trainer, fn: Callable) -> None:
 @patch
 def _open_trackers(self: Trainer) -> None:
     "Open the trackers of `train.report_to` (rank 0), at the step the run continues from."
-    names = tracker_names(self.cfg.report_to) if self.rank == 0 else []
-    self.trackers = [TensorBoardTracker(self.run_dir, self.state.global_step)] if "tensorboard" in names else []
-    self.trackers += [WandbTracker(self.run_dir, self.desc)] if "wandb" in names else []
+    if self.rank == 0:
+        self.trackers = open_trackers(self.cfg.report_to, self.run_dir, self.state.global_step, self.desc)
 
 
 @patch
@@ -365,7 +327,7 @@ def _close_trackers(self: Trainer) -> None:
         tracker.close()
     self.trackers = []
 
-# %% ../nbs/08_trainer.ipynb #c024
+# %% ../nbs/08_trainer.ipynb #c021
 @patch
 def fit(self: Trainer, resume: bool = True) -> TrainState:
     "Train to the end of the configured epochs (or `max_steps`), resuming from the latest checkpoint."
@@ -410,7 +372,7 @@ def _set_aside(self: Trainer, folders: list[Path], resumed: Path) -> None:
         warnings.warn(f"kept {ck} as {aside.name} (it cannot be loaded); resumed from {resumed.name}", stacklevel=4)
     barrier(self.group)
 
-# %% ../nbs/08_trainer.ipynb #c025
+# %% ../nbs/08_trainer.ipynb #c022
 @patch
 def _fit(self: Trainer, resume: bool) -> TrainState:
     ck = self._resume() if resume else None
@@ -427,7 +389,7 @@ def _fit(self: Trainer, resume: bool) -> TrainState:
         total=self.total_steps, initial=st.global_step, desc=self.desc, dynamic_ncols=True, mininterval=2,
         disable=self.rank != 0,
     )  # fmt: skip
-    window = _Window(time.time())
+    window = MetricWindow(time.time())
     while st.epoch < cfg.epochs and st.global_step < self.total_steps and not self.should_stop:
         self._run_epoch(self.epoch_batches(st.epoch), bar, window)
         if st.metrics.get("step") != st.global_step:  # not twice at one step (an early stop inside an epoch)
@@ -437,30 +399,9 @@ def _fit(self: Trainer, resume: bool) -> TrainState:
     bar.close()
     return st
 
-
-@dataclass
-class _Window:
-    "The metrics of the steps since the last logged row: per key sums and counts (phases log other keys)."
-
-    t0: float
-    sums: dict = field(default_factory=dict)
-    counts: dict = field(default_factory=dict)
-    steps: int = 0
-
-    def add(self, metrics: dict) -> None:
-        for k, v in metrics.items():
-            self.sums[k], self.counts[k] = self.sums.get(k, 0.0) + v, self.counts.get(k, 0) + 1
-        self.steps += 1
-
-    def row(self) -> dict:
-        "The window's means (and resets it)."
-        row = {"train_loss" if k == "loss" else k: v / self.counts[k] for k, v in self.sums.items()}
-        self.sums, self.counts, self.steps = {}, {}, 0
-        return row
-
-# %% ../nbs/08_trainer.ipynb #c026
+# %% ../nbs/08_trainer.ipynb #c023
 @patch
-def _run_epoch(self: Trainer, batches: list, bar, window: _Window) -> None:
+def _run_epoch(self: Trainer, batches: list, bar, window: MetricWindow) -> None:
     "Optimiser steps from the current position to the end of the epoch (or of the run), logging and saving inside."
     cfg, st = self.cfg, self.state
     while st.batch_in_epoch < len(batches) and st.global_step < self.total_steps and not self.should_stop:
@@ -493,7 +434,7 @@ def _run_epoch(self: Trainer, batches: list, bar, window: _Window) -> None:
         if save:
             self.save_checkpoint()
 
-# %% ../nbs/08_trainer.ipynb #c028
+# %% ../nbs/08_trainer.ipynb #c025
 @dataclass
 class TrainResult:
     "What a task's train function returns."
@@ -505,5 +446,8 @@ class TrainResult:
     trainer: Trainer = field(repr=False, compare=False)  # the live trainer (model, optimiser, state)
 
     def summary(self) -> dict:
-        "The scalars of the run in one flat dict: metrics, then facts, then the wall time."
-        return {**self.metrics, **self.info, "seconds": self.seconds}
+        "The run's scalars in one flat dict: metrics, facts, gradient reductions over ranks, wall time."
+        t, reductions = self.trainer, {}
+        if t is not None and t.world_size > 1 and isinstance(t.engine, TorchEngine):
+            reductions["gradient_reductions"] = t.engine.reductions
+        return {**self.metrics, **self.info, **reductions, "seconds": self.seconds}
