@@ -22,7 +22,7 @@ __all__ = ['STUDY_COLUMNS', 'study_table', 'scale_correlations', 'plot_loss_vs_p
 # %% ../nbs/33_study.ipynb #c005
 STUDY_COLUMNS = ["cdnv", "norms_var", "etf_error", "log_kern_mean", "log_kern_var", "dual_error", "simcos_mean",
                  "agreement"]  # fmt: skip
-"The measures a scale study reports (see `23_measures`; `agreement` = hits / (hits + misses))."
+"The measures a scale study reports (see `09b_measures`; `agreement` = hits / (hits + misses))."
 
 
 def study_table(experiment_dir, final: pd.DataFrame) -> pd.DataFrame:
