@@ -5,7 +5,10 @@
 # %% ../nbs/09b_measures.ipynb #c003
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 import torch
 from tqdm import tqdm
@@ -13,7 +16,8 @@ from tqdm import tqdm
 from .collapse import AgreementStats, CollapseStats
 
 # %% auto #0
-__all__ = ['NC_COLUMNS', 'GROUPS', 'kept_classes', 'Moments', 'pair_measures', 'etf_error', 'row_dots', 'dual_error', 'nc_row']
+__all__ = ['NC_COLUMNS', 'KERNELS', 'MEASURES', 'GROUPS', 'kept_classes', 'Moments', 'pair_measures', 'etf_error', 'row_dots',
+           'dual_error', 'MeasureSettings', 'MeasureInputs', 'Measure', 'measure_columns', 'study_columns', 'nc_row']
 
 # %% ../nbs/09b_measures.ipynb #c005
 NC_COLUMNS = [
@@ -38,15 +42,6 @@ NC_COLUMNS = [
     "norms_log_var",
 ]
 "The measure columns of the paper's CSV, in its order."
-
-GROUPS = {
-    "norms": ["norms_mean", "norms_var", "norms_log_mean", "norms_log_var"],
-    "etf": ["etf_error"],
-    "pairs": ["cdnv", "interfere_mean", "interfere_var", "log_kern_mean", "log_kern_var", "coincident_pairs"],
-    "dual": ["dual_error", "simdot_mean", "simdot_var", "simcos_mean", "simcos_var", "dists_mean", "dists_var"],
-    "agreement": ["hits", "misses"],
-}
-"Columns computed together; `nc_row(groups=…)` computes only some (the analysis fills missing cells this way)."
 
 
 def kept_classes(counts: torch.Tensor, min_per_class: int = 1, max_per_class: int | None = None) -> torch.Tensor:
@@ -237,57 +232,163 @@ def _dual_measures(W: torch.Tensor, idx: torch.Tensor, Mc: torch.Tensor) -> dict
     row["dists_mean"], row["dists_var"] = _mean_var((2 - 2 * cos).clamp(min=0).sqrt())
     return row
 
+# %% ../nbs/09b_measures.ipynb #c016a
+@dataclass(frozen=True)
+class MeasureSettings:
+    "The options of the collapse measures and their defaults; the analysis sidecar records those that change numbers."
+
+    min_per_class: int = 1  # keep classes with at least this many train samples
+    max_per_class: int | None = None  # ... and fewer than this many (None: no upper bound)
+    kernels: tuple = ("log",)  # pair kernels: 'log' (the paper's CSV) and/or 'riesz'
+    dist_exp: float = 2  # exponent e of the squared distance in the CDNV denominator: 2 the paper's, 1 Galanti et al.'s
+    groups: tuple | None = None  # measure groups to compute (`GROUPS`; None: all that the inputs allow)
+    tile: int = 1024  # class-pair tile size: extra memory ~ 80 · tile² bytes
+    device: str | None = None  # where to compute: cpu, cuda, cuda:N, auto (None: where the statistics are)
+
+    def __post_init__(self):
+        set_ = functools.partial(object.__setattr__, self)
+        set_("kernels", (self.kernels,) if isinstance(self.kernels, str) else tuple(self.kernels))
+        set_("groups", None if self.groups is None else tuple(self.groups))
+        if unknown := set(self.groups or ()) - set(MEASURES):
+            raise KeyError(f"unknown measure groups {sorted(unknown)}; choose from {sorted(MEASURES)}")
+        if not self.kernels or set(self.kernels) - KERNELS:
+            raise ValueError(f"kernels={self.kernels}: choose one or both of {sorted(KERNELS)}")
+        if self.min_per_class < 1 or (self.max_per_class is not None and self.max_per_class <= self.min_per_class):
+            raise ValueError(
+                f"min_per_class={self.min_per_class} must be ≥ 1 and below max_per_class={self.max_per_class}"
+            )
+        if not (math.isfinite(self.dist_exp) and self.dist_exp > 0):
+            raise ValueError(
+                f"dist_exp={self.dist_exp} must be a finite number > 0 (2: the paper's CDNV, 1: Galanti et al.'s)"
+            )
+
+    def record(self) -> dict:
+        "The settings that change the numbers, as the analysis sidecar stores them (groups, tile, device do not)."
+        return {"min_per_class": self.min_per_class, "max_per_class": self.max_per_class,
+                "kernels": sorted(self.kernels), "dist_exp": self.dist_exp}  # fmt: skip
+
+
+@dataclass
+class MeasureInputs:
+    "What a measure's function reads: the kept classes and their centred means, and what `nc_row` was given."
+
+    stats: CollapseStats  # the train pass
+    idx: torch.Tensor  # indices of the kept classes
+    Mc: torch.Tensor  # (K, D) their centred means, float64, where the measures are computed
+    settings: MeasureSettings
+    W: torch.Tensor | None = None  # (C, D) LM head rows
+    agreement: AgreementStats | None = None  # the validation pass
+    progress: bool = False
+
+
+@dataclass(frozen=True)
+class Measure:
+    "A group of measures: the columns it fills, the function computing them, and the inputs it needs."
+
+    columns: tuple  # the CSV columns it fills whatever the settings
+    compute: Callable  # compute(MeasureInputs) -> {column: value}
+    needs: tuple = ()  # inputs besides the train statistics: 'W' (the LM head), 'agreement' (the validation pass)
+    kernel_columns: dict = field(default_factory=dict)  # kernel -> the columns it adds when `settings.kernels` has it
+    study: tuple = ()  # the columns a scale study reports (`study.STUDY_COLUMNS`)
+    whole: tuple = ()  # columns of whole numbers
+
+    def filled(self, settings: MeasureSettings | None = None) -> list:
+        "The columns it fills under `settings` (None: every kernel's)."
+        ks = self.kernel_columns if settings is None else [k for k in self.kernel_columns if k in settings.kernels]
+        return [*self.columns, *(c for k in ks for c in self.kernel_columns[k])]
+
+# %% ../nbs/09b_measures.ipynb #c016b
+def _norms(m: MeasureInputs) -> dict:
+    norms = torch.linalg.vector_norm(m.Mc, dim=1)
+    (a, b), (c, d) = _mean_var(norms), _mean_var(norms.log())
+    return {"norms_mean": a, "norms_var": b, "norms_log_mean": c, "norms_log_var": d}
+
+
+def _pair_group(m: MeasureInputs) -> dict:
+    s, variances = m.settings, m.stats.variances[m.idx.to(m.stats.sums.device)].to(m.Mc.device, torch.float64)
+    return pair_measures(m.Mc, variances, s.dist_exp, s.kernels, s.tile, m.progress)
+
+
+def _dual_group(m: MeasureInputs) -> dict:
+    if m.W.shape != (m.stats.n_classes, m.stats.dim):
+        raise ValueError(f"W has shape {tuple(m.W.shape)}, the statistics ({m.stats.n_classes}, {m.stats.dim})")
+    return _dual_measures(m.W, m.idx, m.Mc)
+
+
+def _agreement_group(m: MeasureInputs) -> dict:
+    m.agreement.check_train(m.stats)
+    ag, idx = m.agreement, m.idx
+    return {"hits": int(ag.hits[idx].sum()), "misses": int((ag.counts[idx] - ag.hits[idx]).sum())}
+
+
+KERNELS = {"log", "riesz"}
+MEASURES = {
+    "norms": Measure(("norms_mean", "norms_var", "norms_log_mean", "norms_log_var"), _norms, study=("norms_var",)),
+    "etf": Measure(("etf_error",), lambda m: {"etf_error": etf_error(m.Mc)}, study=("etf_error",)),
+    "pairs": Measure(
+        ("cdnv", "interfere_mean", "interfere_var", "coincident_pairs"),
+        _pair_group,
+        kernel_columns={
+            "log": ("log_kern_mean", "log_kern_var"),
+            "riesz": ("riesz_kern_mean", "riesz_kern_var", "riesz_kern_log_mean"),
+        },  # fmt: skip
+        study=("cdnv", "log_kern_mean", "log_kern_var"),
+        whole=("coincident_pairs",),
+    ),
+    "dual": Measure(
+        ("dual_error", "simdot_mean", "simdot_var", "simcos_mean", "simcos_var", "dists_mean", "dists_var"),
+        _dual_group,
+        needs=("W",),
+        study=("dual_error", "simcos_mean"),
+    ),
+    "agreement": Measure(
+        ("hits", "misses"), _agreement_group, needs=("agreement",), study=("agreement",), whole=("hits", "misses")
+    ),  # fmt: skip
+}
+"The measure groups, in the order `nc_row` computes them: the one place a new measure is added."
+GROUPS = {name: m.filled() for name, m in MEASURES.items()}
+"Columns computed together; `nc_row(groups=…)` computes only some (the analysis fills missing cells this way)."
+
+
+def measure_columns(settings: MeasureSettings | None = None) -> list:
+    "Every column the measures fill under `settings` (None: every kernel's), in the registry's order."
+    return [c for m in MEASURES.values() for c in m.filled(settings)]
+
+
+def study_columns() -> list:
+    "The columns a scale study reports, in the CSV's order (a derived column, `agreement`, at its group's place)."
+    order = [*NC_COLUMNS, *measure_columns()]
+    place = {c: order.index(c if c in order else m.columns[0]) for m in MEASURES.values() for c in m.study}
+    return sorted(place, key=place.get)
+
 # %% ../nbs/09b_measures.ipynb #c016
-def _measure_groups(groups, has_head: bool, has_agreement: bool) -> set:
-    "The groups to compute: those asked for (None: all), less those whose inputs are missing."
-    groups = set(GROUPS) if groups is None else set(groups)
-    if unknown := groups - set(GROUPS):
-        raise KeyError(f"unknown measure groups {sorted(unknown)}; choose from {sorted(GROUPS)}")
-    return groups - ({"dual"} if not has_head else set()) - ({"agreement"} if not has_agreement else set())
+def _measure_groups(settings: MeasureSettings, **given) -> list:
+    "The groups to compute, in the registry's order: those asked for (None: all), less those whose inputs are missing."
+    asked = MEASURES if settings.groups is None else settings.groups
+    return [g for g, m in MEASURES.items() if g in asked and all(given[n] is not None for n in m.needs)]
 
 
 def nc_row(
     train_stats: CollapseStats,  # statistics of the train pass
     W: torch.Tensor | None = None,  # (C, D) LM head rows, for the duality measures
     agreement: AgreementStats | None = None,  # validation agreement, for hits/misses
-    min_per_class: int = 1,  # keep classes with at least this many samples
-    max_per_class: int | None = None,  # ... and fewer than this many (None: no upper bound)
-    kernels=("log",),  # pair kernels: 'log' (the paper's CSV) and/or 'riesz'
-    dist_exp: float = 2,  # 2 reproduces the paper's CSV; 1 is Galanti et al.
-    groups=None,  # subset of GROUPS to compute (None: all that the inputs allow)
-    tile: int = 1024,  # class-pair tile size: extra memory ~ 80 · tile² bytes
-    device=None,  # where to compute (default: where the statistics are)
-    progress: bool = False,
+    settings: MeasureSettings | None = None,  # the measure options (None: `MeasureSettings()`'s defaults)
+    progress: bool = False,  # a bar over the class-pair tiles
+    **options,  # fields of `MeasureSettings` that replace those of `settings` (min_per_class=5, groups=["norms"])
 ) -> dict:
     "The paper's collapse measures of one model@checkpoint, as a dict keyed by its CSV columns."
-    groups = _measure_groups(groups, W is not None, agreement is not None)
-    idx = kept_classes(train_stats.counts, min_per_class, max_per_class)
+    s = replace(settings or MeasureSettings(), **options)
+    groups = _measure_groups(s, W=W, agreement=agreement)
+    idx = kept_classes(train_stats.counts, s.min_per_class, s.max_per_class)
     K = len(idx)
     if K < 2:
-        raise ValueError(f"only {K} classes have between {min_per_class} and {max_per_class} samples; need 2")
-    device = device or train_stats.sums.device
+        raise ValueError(f"only {K} classes have between {s.min_per_class} and {s.max_per_class} samples; need 2")
+    device = s.device or train_stats.sums.device
     idx_d = idx.to(train_stats.sums.device)
     Mc = (train_stats.sums[idx_d] / train_stats.counts[idx_d, None]).to(device, torch.float64)
     Mc -= Mc.mean(0)  # in place: at K = 50,257 and D = 768 every K × D copy is 300 MB
+    inputs = MeasureInputs(train_stats, idx, Mc, s, W, agreement, progress)
     row = {"n_classes": K}
-    if "norms" in groups:
-        norms = torch.linalg.vector_norm(Mc, dim=1)
-        row["norms_mean"], row["norms_var"] = _mean_var(norms)
-        row["norms_log_mean"], row["norms_log_var"] = _mean_var(norms.log())
-    if "etf" in groups:
-        row["etf_error"] = etf_error(Mc)
-    if "pairs" in groups:
-        row.update(
-            pair_measures(Mc, train_stats.variances[idx_d].to(device, torch.float64), dist_exp, kernels, tile, progress)
-        )
-    if "dual" in groups:
-        if W.shape != (train_stats.n_classes, train_stats.dim):
-            raise ValueError(
-                f"W has shape {tuple(W.shape)}, the statistics ({train_stats.n_classes}, {train_stats.dim})"
-            )
-        row.update(_dual_measures(W, idx, Mc))
-    if "agreement" in groups:
-        agreement.check_train(train_stats)
-        row["hits"] = int(agreement.hits[idx].sum())
-        row["misses"] = int((agreement.counts[idx] - agreement.hits[idx]).sum())
+    for g in groups:
+        row.update(MEASURES[g].compute(inputs))
     return row

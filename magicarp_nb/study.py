@@ -14,15 +14,15 @@ from matplotlib.ticker import NullFormatter
 
 from .config import load_config
 from .figures import correlations, save_figure
+from .measures import study_columns
 from .checkpoints import list_checkpoints
 
 # %% auto #0
 __all__ = ['STUDY_COLUMNS', 'study_table', 'scale_correlations', 'plot_loss_vs_params']
 
 # %% ../nbs/33_study.ipynb #c005
-STUDY_COLUMNS = ["cdnv", "norms_var", "etf_error", "log_kern_mean", "log_kern_var", "dual_error", "simcos_mean",
-                 "agreement"]  # fmt: skip
-"The measures a scale study reports (see `09b_measures`; `agreement` = hits / (hits + misses))."
+STUDY_COLUMNS = study_columns()
+"The measures a scale study reports (`Measure.study` in `09b_measures`; `agreement` = hits / (hits + misses))."
 
 
 def study_table(experiment_dir, final: pd.DataFrame) -> pd.DataFrame:
