@@ -15,7 +15,7 @@ from matplotlib.ticker import NullFormatter
 from .config import load_config
 from .figures import correlations, save_figure
 from .measures import study_columns
-from .checkpoints import list_checkpoints
+from .checkpoints import resolve_checkpoint
 
 # %% auto #0
 __all__ = ['STUDY_COLUMNS', 'study_table', 'scale_correlations', 'plot_loss_vs_params']
@@ -30,7 +30,7 @@ def study_table(experiment_dir, final: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for _, r in final.iterrows():
         run = Path(experiment_dir) / r["run"]
-        state = json.loads((list_checkpoints(run)[-1] / "trainer_state.json").read_text())
+        state = json.loads((resolve_checkpoint(run) / "trainer_state.json").read_text())
         rows.append(
             {
                 "run": r["run"],
