@@ -16,7 +16,7 @@ import torch
 from magicarp_nb.config import PairDataConfig
 from magicarp_nb.data import load_pairs
 from magicarp_nb.embeddings import encode_corpus
-from magicarp_nb.evaluate import zero_shot_model
+from magicarp_nb.carp_eval import zero_shot_model
 
 
 def main():

@@ -9,6 +9,7 @@ import glob
 import json
 import math
 import warnings
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -18,7 +19,7 @@ from tqdm import tqdm
 
 from .clm import load_clm
 from .collapse import AgreementStats, CollapseStats, StatsFileError, stats_info
-from .measures import GROUPS, NC_COLUMNS, nc_row
+from .measures import MEASURES, NC_COLUMNS, MeasureSettings, measure_columns, nc_row
 from .runfiles import atomic_write, parse_run_name, parse_stats_name, run_lock
 from .checkpoints import CheckpointError, list_checkpoints, recorded_sha256, verify_checkpoint
 from .runfiles import checkpoint_step, partial_path, stats_path, stats_shards
@@ -43,8 +44,8 @@ EXTRA_COLUMNS = [
     "layer",
 ]
 "Columns of ours, after the paper's."
-INT_COLUMNS = ("n_params", "hits", "misses", "n_classes", "coincident_pairs", "depth", "width", "seed", "step",
-               "train_sequences", "val_sequences", "layer")  # fmt: skip
+INT_COLUMNS = ("n_params", "n_classes", "depth", "width", "seed", "step", "train_sequences", "val_sequences", "layer",
+               *(c for m in MEASURES.values() for c in m.whole))  # fmt: skip
 "Columns of whole numbers: written as such, never as `6.0` once a missing cell has made a column float."
 
 
@@ -150,20 +151,16 @@ def _arch(entry: dict, train: CollapseStats) -> dict:
 def analysis_row(
     entry: dict,  # one item of `find_stats`
     columns=None,  # columns still missing (None: all)
-    min_per_class: int = 1,
-    max_per_class: int | None = None,
-    kernels=("log",),
-    dist_exp: float = 2,
-    tile: int = 1024,
-    progress: bool = False,
-    device=None,  # where the measures are computed (None: the CPU)
+    settings: MeasureSettings | None = None,  # the measure options (None: the defaults; device None: the CPU)
+    progress: bool = False,  # a bar over the class-pair tiles
 ) -> dict:
     "The CSV row (or the `columns` of it) of one model@checkpoint (@layer)."
-    need = set(PAPER_COLUMNS + EXTRA_COLUMNS) if columns is None else set(columns)
+    need = set(PAPER_COLUMNS + EXTRA_COLUMNS + measure_columns()) if columns is None else set(columns)
     train = CollapseStats.load(entry["train"])
     val = AgreementStats.load(entry["val"]) if entry["val"].exists() else None
-    W, n_params = _head_weights(entry["checkpoint"]) if need & (set(GROUPS["dual"]) | {"n_params"}) else (None, None)
-    groups = [g for g, cols in GROUPS.items() if need & set(cols)]
+    groups = [g for g, m in MEASURES.items() if need & set(m.filled())]
+    wants_head = "n_params" in need or any("W" in MEASURES[g].needs for g in groups)
+    W, n_params = _head_weights(entry["checkpoint"]) if wants_head else (None, None)
     if W is not None and W.shape[-1] != train.dim:
         W = None  # an inner layer narrower or wider than the head (OPT's project_out): no duality measures
     row = {
@@ -177,21 +174,7 @@ def analysis_row(
         row["n_params"] = n_params
     if val is not None and val.tokens:
         row.update(val_acc=val.val_acc, val_loss=val.val_loss, perplex=math.exp(min(val.val_loss, 700)))
-    row.update(
-        nc_row(
-            train,
-            W,
-            val,
-            min_per_class,
-            max_per_class,
-            kernels,
-            dist_exp,
-            groups=groups,
-            tile=tile,
-            device=device,
-            progress=progress,
-        )
-    )
+    row.update(nc_row(train, W, val, settings, groups=groups, progress=progress))
     return row
 
 # %% ../nbs/24_analyze.ipynb #c013
@@ -239,36 +222,40 @@ def _read_csv(out_csv: Path, side: Path, settings: dict, force: bool) -> tuple[p
     return df, {} if force or was != settings else rows
 
 # %% ../nbs/24_analyze.ipynb #c015
+def _settings(settings: MeasureSettings | None, **fields) -> MeasureSettings:
+    "`settings`, or one made of the fields given (not None); both at once is refused."
+    given = {k: v for k, v in fields.items() if v is not None}
+    if settings is not None and given:
+        raise ValueError(f"give settings or its fields ({', '.join(given)}), not both")
+    return settings or MeasureSettings(**given)
+
+
 def analyze(
     experiment_dir,  # runs/<experiment>, a collect_model folder, a glob, or a list of these
     out_csv=None,  # default <experiment_dir>/analysis.csv (required for several experiments)
-    min_per_class: int = 1,
+    min_per_class: int | None = None,  # these six: fields of `settings` (None: `MeasureSettings`' default)
     max_per_class: int | None = None,
-    kernels=("log",),
-    dist_exp: float = 2,
+    kernels=None,
+    dist_exp: float | None = None,
     force: bool = False,  # recompute every cell
-    tile: int = 1024,
-    progress: bool = True,
+    tile: int | None = None,
+    progress: bool = True,  # bars over entries and class-pair tiles
     groups=None,  # measure groups to compute (`measures.GROUPS`; None: all); the others' cells stay empty
     device=None,  # where to compute the measures: 'auto' takes CUDA when present (None: the CPU)
+    settings: MeasureSettings | None = None,  # the measure options at once, instead of the six fields above
 ) -> pd.DataFrame:
     "Fill `analysis.csv` with one row per model@checkpoint(@layer), computing only what is missing."
     dirs = experiment_dirs(experiment_dir)
     if out_csv is None and len(dirs) > 1:
         raise ValueError(f"{len(dirs)} experiments ({', '.join(map(str, dirs[:4]))}…) go into one CSV: give out_csv")
     out_csv = Path(out_csv) if out_csv else dirs[0] / "analysis.csv"
-    unknown = set(groups or ()) - set(GROUPS)
-    if unknown:
-        raise KeyError(f"unknown measure groups {sorted(unknown)}; choose from {sorted(GROUPS)}")
-    if min_per_class < 1 or (max_per_class is not None and max_per_class <= min_per_class):
-        raise ValueError(f"min_per_class={min_per_class} must be ≥ 1 and below max_per_class={max_per_class}")
-    if not (math.isfinite(dist_exp) and dist_exp > 0):
-        raise ValueError(f"dist_exp={dist_exp} must be a finite number > 0 (2: the paper's CDNV, 1: Galanti et al.'s)")
+    settings = _settings(settings, min_per_class=min_per_class, max_per_class=max_per_class, kernels=kernels,
+                         dist_exp=dist_exp, tile=tile, groups=groups, device=device)  # fmt: skip
     entries = [e for d in dirs for e in _found_stats(d)]
-    skip = {c for g, cols in GROUPS.items() if groups is not None and g not in groups for c in cols}
-    device = resolve_device(device, "device") if device is not None else None
-    settings = {"min_per_class": min_per_class, "max_per_class": max_per_class, "kernels": sorted(kernels)}
-    settings["dist_exp"] = dist_exp
+    asked = settings.groups or MEASURES
+    skip = {c for g, m in MEASURES.items() if g not in asked for c in m.filled()}
+    if settings.device is not None:
+        settings = replace(settings, device=resolve_device(settings.device, "device"))
     side = out_csv.with_suffix(".json")
     seen = {}
     for e in entries:
@@ -277,9 +264,8 @@ def analyze(
     temps = (f".{out_csv.name}.*.tmp", f".{side.name}.*.tmp")
     lock = f".{out_csv.name}.lock"  # two atomic files are written: no folder to scan for links
     with run_lock(out_csv.parent, f"analysing into {out_csv.name}", name=lock, leftovers=temps, check_links=False):
-        df, done = _read_csv(out_csv, side, settings, force)
-        args = (min_per_class, max_per_class, kernels, dist_exp, tile)
-        return _fill(df, entries, out_csv, side, settings, done, skip, args, device, progress)
+        df, done = _read_csv(out_csv, side, settings.record(), force)
+        return _fill(df, entries, out_csv, side, settings, done, skip, progress)
 
 # %% ../nbs/24_analyze.ipynb #c016
 def _identity(entry: dict) -> dict:
@@ -288,21 +274,21 @@ def _identity(entry: dict) -> dict:
     return {"train": stats_info(entry["train"])["sha256"], "val": val, "experiment": entry["experiment"]}
 
 
-def _write(out_csv: Path, side: Path, df: pd.DataFrame, wanted: list, settings: dict, done: dict) -> None:
+def _write(out_csv: Path, side: Path, df: pd.DataFrame, wanted: list, settings: MeasureSettings, done: dict) -> None:
     "The CSV (whole-number columns as such), then the sidecar: a kill between the two costs one row's recompute."
     out = df[wanted].copy()
     for c in INT_COLUMNS:
         out[c] = pd.to_numeric(out[c]).round().astype("Int64")
     atomic_write(out_csv, out.to_csv(index=False))
-    atomic_write(side, json.dumps({"settings": settings, "rows": done}, indent=1))
+    atomic_write(side, json.dumps({"settings": settings.record(), "rows": done}, indent=1))
 
 
-def _fill(df, entries, out_csv, side, settings, done, skip, args, device, progress) -> pd.DataFrame:
+def _fill(df, entries, out_csv, side, settings, done, skip, progress) -> pd.DataFrame:
     "Compute what each entry's row lacks (all of it when its statistics changed), each row saved as it is done."
-    extra = [c for c in ("riesz_kern_mean", "riesz_kern_var", "riesz_kern_log_mean") if "riesz" in args[2]]
-    wanted = PAPER_COLUMNS + EXTRA_COLUMNS + extra
+    wanted = PAPER_COLUMNS + EXTRA_COLUMNS
+    wanted += [c for c in measure_columns(settings) if c not in wanted]  # a measure of ours: after our columns
     df = df.reindex(columns=list(dict.fromkeys([*df.columns, *wanted]))).set_index("model", drop=False)
-    never = {"log_kern_mean", "log_kern_var"} if "log" not in args[2] else set()  # what these kernels do not fill
+    never = set(measure_columns()) - set(measure_columns(settings))  # what these kernels do not fill
     here, found = {e["experiment"] for e in entries}, {e["model"] for e in entries}
     gone = [m for m, r in done.items() if r.get("experiment") in here and m not in found]
     for m in gone:  # a renamed or deleted run: its row would count a model twice, or one that is no longer there
@@ -315,7 +301,7 @@ def _fill(df, entries, out_csv, side, settings, done, skip, args, device, progre
             missing = wanted if new else [c for c in wanted if c not in never and pd.isna(df.at[e["model"], c])]
             missing = [c for c in missing if c not in skip]
             check_weights(e)  # statistics of other weights than the checkpoint's are refused, analysed or not
-            row = analysis_row(e, missing, *args, device=device) if missing else {}
+            row = analysis_row(e, missing, settings) if missing else {}
         except StatsFileError as err:  # one damaged file does not stop the others; its stale row goes
             warnings.warn(f"{e['model']} left out of {out_csv.name}: {err}", stacklevel=3)
             df, _ = df.drop(index=e["model"], errors="ignore"), done.pop(e["model"], None)

@@ -16,7 +16,14 @@ from pathlib import Path
 import safetensors.torch
 import torch
 
-from .runfiles import atomic_write, checkpoint_folders, checkpoint_step, file_sha256, writing
+from magicarp_nb.runfiles import (
+    atomic_write,
+    checkpoint_folders,
+    checkpoint_name,
+    checkpoint_step,
+    file_sha256,
+    writing,
+)
 from .runtime import quiet_transformers
 
 # %% auto #0
@@ -24,7 +31,7 @@ __all__ = ['MANIFEST', 'MANIFEST_FORMAT', 'CheckpointError', 'ResumeMismatch', '
            'verify_checkpoint', 'recorded_sha256', 'list_checkpoints', 'latest_checkpoint', 'save_model_weights',
            'load_model_weights', 'save_torch_state', 'load_torch_state', 'TrainState', 'read_train_state',
            'write_train_state', 'resume_position', 'read_json', 'load_state_into', 'intact_checkpoint', 'set_aside',
-           'best_checkpoint', 'checkpoint_spec', 'select_checkpoints']
+           'best_checkpoint', 'checkpoint_spec', 'resolve_checkpoint', 'select_checkpoints']
 
 # %% ../nbs/02b_checkpoints.ipynb #c006
 MANIFEST = "files.json"  # written last into a checkpoint: the size and sha256 of every other file in it
@@ -382,6 +389,31 @@ def checkpoint_spec(which: str) -> str:
     return which
 
 
+def resolve_checkpoint(
+    run_dir,  # a run folder
+    which="last",  # 'last', 'best' (`train.save_best`), a step (193 or '193'), a folder name in the run, or a path
+) -> Path:
+    "The one checkpoint `which` names, trusted by names and sizes (`checkpoint_problem`); each error names the folder."
+    run = Path(run_dir)
+    if not run.is_dir():
+        raise FileNotFoundError(f"run folder {run} does not exist")
+    if which == "best":
+        return best_checkpoint(run)
+    if which == "last":
+        cks = list_checkpoints(run)
+        if not cks:
+            raise FileNotFoundError(f"{run} has no checkpoints; train it first")
+        return cks[-1]
+    ck = run / checkpoint_name(int(which)) if re.fullmatch(r"\d+", str(which)) else Path(which)
+    ck = ck if ck.is_absolute() or len(ck.parts) > 1 else run / ck
+    if not ck.is_dir():
+        names = [c.name for c in checkpoint_folders(run)]
+        raise FileNotFoundError(f"{run} has no checkpoint {str(which)!r} (it has {names or 'none'}); train it first")
+    if problem := checkpoint_problem(ck):
+        raise CheckpointError(f"checkpoint {ck} cannot be used: {problem}")
+    return ck
+
+
 def select_checkpoints(run_dir, which="last") -> list[Path]:
     "Checkpoints of a run: 'last', 'all', 'best' (`train.save_best`), or comma-separated steps ('193,386')."
     if not Path(run_dir).is_dir():
@@ -389,10 +421,8 @@ def select_checkpoints(run_dir, which="last") -> list[Path]:
     cks = list_checkpoints(run_dir)
     if not cks:
         raise FileNotFoundError(f"{run_dir} has no checkpoints; train it first")
-    if which == "last":
-        return cks[-1:]
-    if which == "best":
-        return [best_checkpoint(run_dir)]
+    if which in ("last", "best"):
+        return [resolve_checkpoint(run_dir, which)]
     if which == "all":
         return cks
     steps = {int(x) for x in checkpoint_spec(str(which)).split(",")}

@@ -14,15 +14,15 @@ from matplotlib.ticker import NullFormatter
 
 from .config import load_config
 from .figures import correlations, save_figure
-from .checkpoints import list_checkpoints
+from .measures import study_columns
+from .checkpoints import resolve_checkpoint
 
 # %% auto #0
 __all__ = ['STUDY_COLUMNS', 'study_table', 'scale_correlations', 'plot_loss_vs_params']
 
 # %% ../nbs/33_study.ipynb #c005
-STUDY_COLUMNS = ["cdnv", "norms_var", "etf_error", "log_kern_mean", "log_kern_var", "dual_error", "simcos_mean",
-                 "agreement"]  # fmt: skip
-"The measures a scale study reports (see `23_measures`; `agreement` = hits / (hits + misses))."
+STUDY_COLUMNS = study_columns()
+"The measures a scale study reports (`Measure.study` in `09b_measures`; `agreement` = hits / (hits + misses))."
 
 
 def study_table(experiment_dir, final: pd.DataFrame) -> pd.DataFrame:
@@ -30,7 +30,7 @@ def study_table(experiment_dir, final: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for _, r in final.iterrows():
         run = Path(experiment_dir) / r["run"]
-        state = json.loads((list_checkpoints(run)[-1] / "trainer_state.json").read_text())
+        state = json.loads((resolve_checkpoint(run) / "trainer_state.json").read_text())
         rows.append(
             {
                 "run": r["run"],
