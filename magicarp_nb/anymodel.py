@@ -5,35 +5,29 @@
 # %% ../nbs/25_anymodel.ipynb #c003
 from __future__ import annotations
 
-import argparse
 import functools
 import hashlib
 import json
-import math
-import re
-import time
 from pathlib import Path
 
 import safetensors.torch
 import torch
-from tqdm import tqdm
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel
 
-from .analyze import HEAD_FILE, analyze
-from .collapse import AgreementStats, CollapseStats, StatsFileError
-from .collect import _base_hidden, _feature_fn, _pass_identity, _start_pass, checkpoint_blocks, collect_stats
+from .analyze import HEAD_FILE
+from .collapse import CollapseStats
+from .collect import checkpoint_blocks, collect_stats
 from .config import TextDataConfig
 from .corpora import corpus_of
 from .data import data_fingerprint, pack_blocks
-from .runfiles import atomic_write, checkpoint_name, partial_path, run_lock, stats_path
+from .runfiles import atomic_write, checkpoint_name, run_lock, stats_path
 from .runfiles import write_run_record
 from .checkpoints import recorded_sha256, verify_checkpoint
 from .runtime import quiet_transformers, resolve_device
 from .sources import require_hub
 
 # %% auto #0
-__all__ = ['load_causal_lm', 'model_blocks', 'resolve_layers', 'collect_layers', 'save_head', 'weights_fingerprint',
-           'collect_model', 'collect_parser', 'collect_cli']
+__all__ = ['load_causal_lm', 'model_blocks', 'resolve_layers', 'save_head', 'weights_fingerprint', 'collect_model', 'layer_count']
 
 # %% ../nbs/25_anymodel.ipynb #c006
 _HUB_HINT = (
@@ -121,103 +115,6 @@ def resolve_layers(
         raise ValueError(f"layers {list(layers)} must lie in [0, {n_layers}] (0: embeddings, {n_layers}: head input)")
     return out
 
-
-def _base_hidden_of(out):
-    return out.last_hidden_state if hasattr(out, "last_hidden_state") else out[0]
-
-
-def _layers_forward(model, ids, logits: bool, base_only: bool) -> tuple:
-    "`(hidden_states, head_input, logits or None)` of one forward."
-    if base_only and not logits:
-        out = model.base_model(input_ids=ids, output_hidden_states=True)
-        return out.hidden_states, _base_hidden_of(out), None
-    got = {}
-    hook = model.get_output_embeddings().register_forward_pre_hook(lambda m, args: got.__setitem__("x", args[0]))
-    try:
-        out = model(input_ids=ids, output_hidden_states=True)
-    finally:
-        hook.remove()
-    return out.hidden_states, got["x"], out.logits
-
-# %% ../nbs/25_anymodel.ipynb #c014
-def _layer_states(paths, stage, ident, dims, C, device, resume) -> tuple:
-    "`({layer: stats}, finished layers, first block)`: unfinished layers restart together unless all are at one block."
-    states, finished, pos = {}, set(), {}
-    for k, p in paths.items():
-        st, at, done = _start_pass(p, stage, {**ident, "layer": k}, (C, dims[k]), device, resume)
-        states[k] = st
-        if done:
-            finished.add(k)
-        else:
-            pos[k] = at
-    start = ident["block_ranges"][0][0]
-    if len(set(pos.values())) > 1:  # a kill between two layers' partial saves: start those layers again
-        for k in pos:
-            states[k] = _start_pass(paths[k], stage, {**ident, "layer": k}, (C, dims[k]), device, False)[0]
-        return states, finished, start
-    return states, finished, next(iter(pos.values()), start)
-
-# %% ../nbs/25_anymodel.ipynb #c015
-@torch.no_grad()
-def collect_layers(
-    model,  # a Hugging Face causal LM
-    blocks: torch.Tensor,  # (n, L) token blocks
-    paths: dict,  # {layer: statistics file}; layer L (the number of blocks) is the head's input
-    stage: str = "train",  # 'train' → CollapseStats, 'val' → AgreementStats (against the model's own prediction)
-    train_stats: dict | None = None,  # {layer: CollapseStats}, required for 'val'
-    batch_size: int = 32,
-    meta: dict | None = None,  # provenance recorded in every file
-    save_every: float = 120.0,  # seconds between resumable partial saves
-    resume: bool = True,
-    progress: bool = True,
-) -> dict:
-    "One pass over `blocks` filling the statistics of several layers: `{layer: stats}`, each saved to its path."
-    ident = _pass_identity(blocks, stage, train_stats, batch_size, None, meta)
-    (start, stop), device = ident["block_ranges"][0], next(model.parameters()).device
-    W = model.get_output_embeddings().weight
-    C, model = W.shape[0], model.eval()
-    sample = blocks[:1].to(device).long()
-    base_only = getattr(_feature_fn(model, sample), "func", None) is _base_hidden
-    hs, head_in, _ = _layers_forward(model, sample, False, base_only)
-    n = len(hs) - 1
-    dims = {k: (head_in if k == n else hs[k]).shape[-1] for k in paths}
-    ident["n_layers"] = n
-    states, finished, pos = _layer_states(paths, stage, ident, dims, C, device, resume)
-    todo = [k for k in paths if k not in finished]
-    for k in todo if stage == "val" else ():
-        states[k]._centres(train_stats[k], device, torch.float32)  # fails early on a mismatch
-    bar = tqdm(
-        total=math.ceil((stop - pos) / batch_size),
-        desc=f"{stage} stats, {len(todo)} layers",
-        disable=not progress,
-        mininterval=2,
-    )
-    last_save = time.monotonic()
-    for b0 in range(pos, stop, batch_size) if todo else ():
-        ids = blocks[b0 : min(b0 + batch_size, stop)].to(device).long()
-        hs, head_in, logits = _layers_forward(model, ids, stage == "val", base_only)
-        for k in todo:
-            x = (head_in if k == n else hs[k])[:, :-1]
-            if stage == "train":
-                states[k].update(x, ids[:, 1:])
-            else:
-                states[k].update(
-                    x, ids[:, 1:], W if k == n else None, train_stats[k], logits=logits[:, :-1].reshape(-1, C)
-                )
-        p = b0 + len(ids)
-        for k in todo:
-            states[k].meta.update(blocks_done=p, sequences=p - start, tokens=(p - start) * (blocks.shape[1] - 1))
-        bar.update(1)
-        if p < stop and time.monotonic() - last_save >= save_every:
-            for k in todo:
-                states[k].save(partial_path(paths[k]))
-            last_save = time.monotonic()
-    bar.close()
-    for k in todo:
-        states[k].save(paths[k])
-        partial_path(paths[k]).unlink(missing_ok=True)
-    return states
-
 # %% ../nbs/25_anymodel.ipynb #c017
 def save_head(model, checkpoint_dir, name: str) -> Path:
     "Write the LM head's weights and the model's size (parameters, blocks, width) for the analysis."
@@ -246,23 +143,23 @@ def collect_model(
     model,  # a save_pretrained folder, a hub name, a loaded PreTrainedModel, or a checkpoint of train_clm
     corpus=None,  # a load_text_corpus source or TextDataConfig (None: a train_clm checkpoint's own stream)
     out_dir=None,  # where stats/, data.json and the head go (None: a train_clm checkpoint's run folder)
-    tokenizer=None,  # None: the model's own
+    tokenizer=None,  # a tokenizer, folder or hub name (None: the model's own)
     layers="last",  # 'last' (the head's input), 'all', or a list of layers
     step: int = 0,  # the checkpoint step recorded in the file names (e.g. a Pythia revision's step)
     block_size: int = 128,  # tokens per block
     batch_size: int = 32,  # blocks per forward
-    stages=("train", "val"),
-    device: str = "auto",
-    save_every: float = 120.0,
-    resume: bool = True,
-    progress: bool = True,
+    stages=("train", "val"),  # which passes: train, val or both
+    device: str = "auto",  # 'auto' takes CUDA when present
+    save_every: float = 120.0,  # seconds between resumable partial saves
+    resume: bool = True,  # continue from partial files / keep finished ones
+    progress: bool = True,  # progress bars
     **corpus_kwargs,  # n_stories, corpus_seed, val_fraction, text_column, separator, max_texts
 ):
     "Train (and validation) statistics of any causal LM: the train `CollapseStats`, or `{layer: CollapseStats}`."
     src = Path(str(model)).expanduser() if not isinstance(model, PreTrainedModel) else None
     own_run = corpus is None and src is not None and (src / "config.yaml").exists() and (src / "data.json").exists()
     if corpus is None and not own_run:
-        raise ValueError("give a corpus (only a checkpoint of train_clm brings its own token stream)")
+        raise ValueError("give a corpus (--corpus; only a checkpoint of train_clm brings its own token stream)")
     if corpus is not None and out_dir is None:
         raise ValueError("give out_dir (the --out folder): where the statistics of this model go")
     src = verify_checkpoint(src) if own_run else src  # a run's checkpoint is trusted by content, as collect's is
@@ -290,93 +187,33 @@ def collect_model(
         return _collect_passes(model, checkpoint, train_blocks, valid_blocks, fp, base, layers, stages, common)
 
 # %% ../nbs/25_anymodel.ipynb #c019
+def layer_count(model, ids: torch.Tensor) -> int:
+    "The number of blocks L of a causal LM, from one forward of `ids` (its hidden states are L + 1)."
+    with torch.no_grad():
+        return len(model(input_ids=ids, output_hidden_states=True).hidden_states) - 1
+
+
 def _collect_passes(model, checkpoint, train_blocks, valid_blocks, fp, base, layers, stages, common):
-    "The train and validation passes of `collect_model`, for the last layer or several."
+    "The train and validation passes of `collect_model`, for the last layer or several (one `collect_stats` each)."
     train_meta, val_meta = {**base, "data_sha256": fp["train_sha256"]}, {**base, "data_sha256": fp["validation_sha256"]}
     device = next(model.parameters()).device
     if layers == "last":
-        path = stats_path(checkpoint, "train")
-        train = (
-            collect_stats(model, train_blocks, path, "train", meta=train_meta, **common) if "train" in stages else None
-        )
-        if "val" in stages:
-            train = CollapseStats.load(path, device)
-            collect_stats(
-                model, valid_blocks, stats_path(checkpoint, "val"), "val", train_stats=train, meta=val_meta, **common
-            )
-        return train
-    with torch.no_grad():
-        n = len(model(input_ids=train_blocks[:1, :2].to(device).long(), output_hidden_states=True).hidden_states) - 1
-    ks = resolve_layers(layers, n)
+        paths = functools.partial(stats_path, checkpoint)
+        load = functools.partial(CollapseStats.load, device=device)
+    else:
+        n = layer_count(model, train_blocks[:1, :2].to(device).long())
+        ks = resolve_layers(layers, n)
 
-    def paths(stage):
-        return {k: stats_path(checkpoint, stage, layer=None if k == n else k) for k in ks}
+        def paths(stage):
+            return {k: stats_path(checkpoint, stage, layer=None if k == n else k) for k in ks}
+
+        def load(files):
+            return {k: CollapseStats.load(p, device) for k, p in files.items()}
 
     train = None
     if "train" in stages:
-        train = collect_layers(model, train_blocks, paths("train"), "train", meta=train_meta, **common)
+        train = collect_stats(model, train_blocks, paths("train"), "train", meta=train_meta, **common)
     if "val" in stages:
-        train = {k: CollapseStats.load(p, device) for k, p in paths("train").items()}
-        collect_layers(model, valid_blocks, paths("val"), "val", train_stats=train, meta=val_meta, **common)
+        train = load(paths("train"))
+        collect_stats(model, valid_blocks, paths("val"), "val", train_stats=train, meta=val_meta, **common)
     return train
-
-# %% ../nbs/25_anymodel.ipynb #c038
-def _layers_arg(text: str):
-    if text in ("last", "all") or re.fullmatch(r"-?\d+(,-?\d+)*", text):
-        return text if text in ("last", "all") else [int(k) for k in text.split(",")]
-    raise argparse.ArgumentTypeError(f"{text!r}: give last, all, or comma-separated layer indices (e.g. 0,3,-1)")
-
-
-def _whole(least: int):
-    def parse(text: str) -> int:
-        if not re.fullmatch(r"\d+", text) or int(text) < least:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number ≥ {least}")
-        return int(text)
-
-    return parse
-
-
-def collect_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="magicarp-collect", description="Collapse statistics of any causal LM.")
-    ap.add_argument("model", help="a save_pretrained folder, a hub name, or a checkpoint of train_clm")
-    ap.add_argument("--corpus", default=None, help="generated, a .txt/table file, a save_to_disk folder or a hub name")
-    ap.add_argument("--out", default=None, help="output folder (default for a train_clm checkpoint: its run)")
-    ap.add_argument("--tokenizer", default=None, help="default: the model's own")
-    ap.add_argument("--layers", default="last", type=_layers_arg, help="last, all, or indices (e.g. 0,3,-1)")
-    ap.add_argument(
-        "--step", type=_whole(0), default=0, help="the checkpoint step in the file names (e.g. a revision's)"
-    )
-    ap.add_argument("--block-size", type=_whole(2), default=128)
-    ap.add_argument("--batch-size", type=_whole(1), default=32)
-    ap.add_argument("--n-stories", type=_whole(1), default=6000, help="for --corpus generated")
-    ap.add_argument("--max-texts", type=_whole(1), default=None)
-    ap.add_argument("--device", default="auto")
-    ap.add_argument("--no-resume", action="store_true", help="collect again: ignore finished and partial statistics")
-    ap.add_argument("--analyze", action="store_true", help="write <out>/analysis.csv afterwards")
-    ap.add_argument("--no-progress", action="store_true", help="no progress bars")
-    return ap
-
-
-def collect_cli(argv=None):
-    "Command line for `collect_model`."
-    a = collect_parser().parse_args(argv)
-    collect_model(
-        a.model,
-        a.corpus,
-        a.out,
-        a.tokenizer,
-        a.layers,
-        a.step,
-        a.block_size,
-        a.batch_size,
-        device=a.device,
-        n_stories=a.n_stories,
-        max_texts=a.max_texts,
-        resume=not a.no_resume,
-        progress=not a.no_progress,
-    )
-    out = Path(a.out) if a.out else Path(a.model).parent
-    if a.analyze:
-        df = analyze(out, device=a.device, progress=not a.no_progress)
-        print(df[["model", "layer", "val_loss", "cdnv", "log_kern_mean"]].to_string(index=False))
-    print(f"statistics in {out / 'stats'}")

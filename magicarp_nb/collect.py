@@ -23,34 +23,49 @@ from .checkpoints import read_json, recorded_sha256, verify_checkpoint
 from .runtime import resolve_device
 
 # %% auto #0
-__all__ = ['collect_stats', 'checkpoint_blocks', 'missing_shards', 'merge_complete_shards', 'collect_checkpoint']
+__all__ = ['head_input_forward', 'base_forward', 'feature_forward', 'collect_stats', 'checkpoint_blocks', 'missing_shards',
+           'merge_complete_shards', 'collect_checkpoint']
 
 # %% ../nbs/22_collect.ipynb #c006
-def _forward_with_head_input(model, ids):
-    "Full forward; returns (the LM head's input, logits)."
+def head_input_forward(
+    model,  # a Hugging Face causal LM
+    ids: torch.Tensor,  # (b, L) token ids
+    hidden_states: bool = False,  # also return the model's hidden states (one per layer, 0: the embeddings)
+) -> tuple:
+    "`(head_input, logits, hidden_states or None)` of one full forward; the head's input comes from a hook on it."
     got = {}
     hook = model.get_output_embeddings().register_forward_pre_hook(lambda m, args: got.__setitem__("x", args[0]))
     try:
-        logits = model(input_ids=ids).logits
+        out = model(input_ids=ids, output_hidden_states=True) if hidden_states else model(input_ids=ids)
     finally:
         hook.remove()
-    return got["x"], logits
+    return got["x"], out.logits, out.hidden_states if hidden_states else None
 
 
-def _base_hidden(base, ids):
-    out = base(input_ids=ids)
-    return out.last_hidden_state if hasattr(out, "last_hidden_state") else out[0]
+def base_forward(
+    base,  # a causal LM's base model (`model.base_model`), without its head
+    ids: torch.Tensor,  # (b, L) token ids
+    hidden_states: bool = False,  # also return its hidden states
+) -> tuple:
+    "`(last_hidden_state, None, hidden_states or None)` of the base model alone: no head, no logits."
+    out = base(input_ids=ids, output_hidden_states=True) if hidden_states else base(input_ids=ids)
+    last = out.last_hidden_state if hasattr(out, "last_hidden_state") else out[0]
+    return last, None, out.hidden_states if hidden_states else None
 
 
-def _feature_fn(model, sample):
-    "A function ids -> the LM head's input: the base model alone when (checked on `sample`) that is exactly it."
+def feature_forward(
+    model,  # a Hugging Face causal LM
+    sample: torch.Tensor,  # (1, L) token ids to check the base model on
+    hidden_states: bool = False,  # the forward also returns the hidden states
+):
+    "The train pass's forward `ids -> (head input, logits, hidden states)`: the base model alone if exactly that."
     base = getattr(model, "base_model", None)
     if base is not None and base is not model:
-        ref, _ = _forward_with_head_input(model, sample)
-        hidden = _base_hidden(base, sample)
+        ref = head_input_forward(model, sample)[0]
+        hidden = base_forward(base, sample)[0]
         if hidden.shape == ref.shape and torch.allclose(hidden, ref, rtol=1e-4, atol=1e-5):
-            return functools.partial(_base_hidden, base)
-    return lambda ids: _forward_with_head_input(model, ids)[0]
+            return functools.partial(base_forward, base, hidden_states=hidden_states)
+    return functools.partial(head_input_forward, model, hidden_states=hidden_states)
 
 # %% ../nbs/22_collect.ipynb #c008
 def _start_pass(out_path: Path, stage: str, ident: dict, shape: tuple, device, resume: bool) -> tuple:
@@ -75,6 +90,22 @@ def _start_pass(out_path: Path, stage: str, ident: dict, shape: tuple, device, r
     return stats, ident["block_ranges"][0][0], False
 
 
+def _start_layers(paths: dict, stage, ident, dims, C, device, resume) -> tuple:
+    "`({layer: stats}, finished layers, first block)`: unfinished layers restart together unless all are at one block."
+    idents = {k: ident if k is None else {**ident, "layer": k} for k in paths}  # key None: the head's input alone
+    states, finished, pos = {}, set(), {}
+    for k, p in paths.items():
+        states[k], at, done = _start_pass(p, stage, idents[k], (C, dims[k]), device, resume)
+        finished.update([k] if done else [])
+        pos.update({} if done else {k: at})
+    start = ident["block_ranges"][0][0]
+    if len(set(pos.values())) > 1:  # a kill between two layers' partial saves: start those layers again
+        for k in pos:
+            states[k] = _start_pass(paths[k], stage, idents[k], (C, dims[k]), device, False)[0]
+        return states, finished, start
+    return states, finished, next(iter(pos.values()), start)
+
+
 def _pass_identity(blocks, stage, train_stats, batch_size, block_range, meta) -> dict:
     "The metadata that identifies a pass (checked on resume), after checking its arguments."
     if stage not in ("train", "val"):
@@ -94,14 +125,43 @@ def _pass_identity(blocks, stage, train_stats, batch_size, block_range, meta) ->
         "block_ranges": [[int(start), int(stop)]],
     }
 
+# %% ../nbs/22_collect.ipynb #c009a
+def _pass_forward(model, blocks, paths: dict, stage: str, start: int, device) -> tuple:
+    "`(forward, n_layers, {key: feature width})` of a pass; a layer pass checks its layers on one forward."
+    W, layered = model.get_output_embeddings().weight, None not in paths
+    if stage == "val":
+        forward = functools.partial(head_input_forward, model, hidden_states=layered)
+    else:
+        forward = feature_forward(model, blocks[start : start + 1].to(device).long(), layered)
+    if not layered:
+        return forward, None, {None: W.shape[1]}
+    head_in, _, hs = forward(blocks[start : start + 1].to(device).long())
+    n = len(hs) - 1
+    bad = [k for k in paths if not (isinstance(k, int) and 0 <= k <= n)]
+    if bad:
+        raise ValueError(f"layers {bad} must lie in [0, {n}] (0: embeddings, {n}: head input)")
+    return forward, n, {k: (head_in if k == n else hs[k]).shape[-1] for k in paths}
+
+
+def _update(states: dict, todo, stage, ids, forward, n, W, train_stats: dict) -> None:
+    "Add one batch to each unfinished layer: the head's input (key None or n) gets the head's agreement too."
+    head_in, logits, hs = forward(ids)
+    for k in todo:
+        x = (head_in if k in (None, n) else hs[k])[:, :-1]
+        if stage == "train":
+            states[k].update(x, ids[:, 1:])
+        else:
+            head = W if k in (None, n) else None
+            states[k].update(x, ids[:, 1:], head, train_stats[k], logits=logits[:, :-1].reshape(-1, W.shape[0]))
+
 # %% ../nbs/22_collect.ipynb #c009
 @torch.no_grad()
 def collect_stats(
     model,  # a Hugging Face causal LM (anything with get_output_embeddings)
     blocks: torch.Tensor,  # (n, L) token blocks, in the order training saw the stream
-    out_path,  # the statistics file to write
+    out_path,  # the statistics file to write, or {layer: file} to fill several layers (0: embeddings, L: head input)
     stage: str = "train",  # 'train' → CollapseStats, 'val' → AgreementStats
-    train_stats: CollapseStats | None = None,  # required for stage 'val'
+    train_stats: CollapseStats | dict | None = None,  # required for stage 'val' ({layer: CollapseStats} for layers)
     batch_size: int = 32,  # blocks per forward
     block_range: tuple | None = None,  # (start, stop) to collect one shard of the blocks
     meta: dict | None = None,  # provenance recorded in the file (model, checkpoint, data…)
@@ -110,43 +170,45 @@ def collect_stats(
     resume: bool = True,  # continue from a partial file / return a finished file
     progress: bool = True,  # tqdm bar
 ):
-    "One pass over `blocks` → statistics saved to `out_path`; resumable at batch granularity."
-    out_path = Path(out_path)
+    "One pass over `blocks` → statistics saved to `out_path` (`{layer: stats}` for several); resumable by batch."
+    layered = isinstance(out_path, dict)
+    paths = {k: Path(p) for k, p in out_path.items()} if layered else {None: Path(out_path)}
+    trains = train_stats if layered or train_stats is None else {None: train_stats}
     ident = _pass_identity(blocks, stage, train_stats, batch_size, block_range, meta)
     (start, stop), device = ident["block_ranges"][0], next(model.parameters()).device
     W = model.get_output_embeddings().weight
-    C = W.shape[0]
-    stats, pos, finished = _start_pass(out_path, stage, ident, tuple(W.shape), device, resume)
-    if finished:
-        return stats
-    if stage == "val":
-        stats._centres(train_stats, device, torch.float32)  # fails early on a mismatch
     model.eval()
-    features = _feature_fn(model, blocks[start : start + 1].to(device).long()) if stage == "train" else None
+    forward, n, dims = _pass_forward(model, blocks, paths, stage, start, device)
+    ident.update({"n_layers": n} if layered else {})
+    states, finished, pos = _start_layers(paths, stage, ident, dims, W.shape[0], device, resume)
+    result = states if layered else states[None]
+    todo = [k for k in paths if k not in finished]
+    for k in todo if stage == "val" else ():
+        states[k]._centres(trains[k], device, torch.float32)  # fails early on a mismatch
     total, done = math.ceil((stop - start) / batch_size), (pos - start) // batch_size
-    bar = tqdm(total=total, initial=done, desc=f"{stage} stats", disable=not progress, mininterval=2)
+    desc = f"{stage} stats" + (f", {len(todo)} layers" if layered else "")
+    bar = tqdm(total=total, initial=done, desc=desc, disable=not (progress and todo), mininterval=2)
     last_save, n_batches = time.monotonic(), 0
-    for b0 in range(pos, stop, batch_size):
+    for b0 in range(pos, stop, batch_size) if todo else ():
         ids = blocks[b0 : min(b0 + batch_size, stop)].to(device).long()
-        if stage == "train":
-            stats.update(features(ids)[:, :-1], ids[:, 1:])
-        else:
-            x, logits = _forward_with_head_input(model, ids)
-            stats.update(x[:, :-1], ids[:, 1:], W, train_stats, logits=logits[:, :-1].reshape(-1, C))
+        _update(states, todo, stage, ids, forward, n, W, trains)
         pos = b0 + len(ids)
-        stats.meta.update(blocks_done=pos, sequences=pos - start, tokens=(pos - start) * (blocks.shape[1] - 1))
+        for k in todo:
+            states[k].meta.update(blocks_done=pos, sequences=pos - start, tokens=(pos - start) * (blocks.shape[1] - 1))
         bar.update(1)
         n_batches += 1
         if pos < stop and (time.monotonic() - last_save >= save_every or n_batches == max_batches):
-            stats.save(partial_path(out_path))
+            for k in todo:
+                states[k].save(partial_path(paths[k]))
             last_save = time.monotonic()
         if n_batches == max_batches and pos < stop:
             bar.close()
-            return stats
+            return result
     bar.close()
-    stats.save(out_path)
-    partial_path(out_path).unlink(missing_ok=True)
-    return stats
+    for k in todo:
+        states[k].save(paths[k])
+        partial_path(paths[k]).unlink(missing_ok=True)
+    return result
 
 # %% ../nbs/22_collect.ipynb #c011
 def checkpoint_blocks(checkpoint) -> tuple:
@@ -214,8 +276,8 @@ def collect_checkpoint(
     block_range=None,  # (start, stop): collect one shard of the train pass only
     shard=None,  # (i, n): the i-th of n equal shards of the train pass (resolved once the blocks are known)
     save_every: float = 120.0,  # seconds between resumable partial saves
-    resume: bool = True,
-    progress: bool = True,
+    resume: bool = True,  # continue from partial files / keep finished ones
+    progress: bool = True,  # progress bars
 ) -> dict:
     "Collect the train and/or validation statistics of a verified checkpoint into its run's `stats/` folder."
     checkpoint = verify_checkpoint(checkpoint)  # every byte as written: statistics are only as good as the weights
