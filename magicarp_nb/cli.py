@@ -337,9 +337,9 @@ def train_command(cfg, run_dir: Path, resume: bool = True) -> int:
 def is_run_folder(model: str) -> bool:
     "Whether `magicarp collect MODEL` means a run folder (or a path that does not exist), not a model or a hub name."
     path = Path(model).expanduser()
-    if path.is_dir():
+    if path.is_dir():  # a run holds checkpoint-<step> folders; a model, config.json or a checkpoint's own files
         checkpoint = (path / "config.yaml").exists() and (path / "data.json").exists()
-        return not ((path / "config.json").exists() or checkpoint)
+        return any(path.glob("checkpoint-*")) or not ((path / "config.json").exists() or checkpoint)
     return path.exists() or model.startswith((".", "/", "~")) or model.count("/") > 1
 
 
