@@ -132,7 +132,7 @@ def interleaved_best(fns: dict, batches: list, rounds: int = 3) -> dict:
 def collection(threads, n_batches=24, batch=32, L=128):
     from magicarp_nb.clm import neo_config
     from magicarp_nb.collapse import AgreementStats, CollapseStats
-    from magicarp_nb.collect import _feature_fn, _forward_with_head_input
+    from magicarp_nb.collect import feature_forward, head_input_forward
     from magicarp_nb.config import CLMModelConfig
     from transformers import GPTNeoForCausalLM
 
@@ -142,7 +142,11 @@ def collection(threads, n_batches=24, batch=32, L=128):
     model = GPTNeoForCausalLM(neo_config(CLMModelConfig(n_layer=2, width=128, n_head=4), V, L, 0)).eval()
     blocks = torch.randint(0, V, (n_batches * batch, L))
     batches = list(blocks.split(batch))
-    feats = _feature_fn(model, blocks[:1])
+    forward = feature_forward(model, blocks[:1])
+
+    def feats(ids):
+        return forward(ids)[0]
+
     W = model.get_output_embeddings().weight
     train = CollapseStats(V, 128).update(torch.randn(V * 4, 128), torch.arange(V).repeat(4))
 
@@ -158,7 +162,7 @@ def collection(threads, n_batches=24, batch=32, L=128):
         st.update(feats(ids)[:, :-1], ids[:, 1:])
 
     def val_pass(ids):
-        x, logits = _forward_with_head_input(model, ids)
+        x, logits, _ = head_input_forward(model, ids)
         ag.update(x[:, :-1], ids[:, 1:], W, train, logits=logits[:, :-1].reshape(-1, V))
 
     def onehot_sums(ids):  # the paper's per-class sums

@@ -5,8 +5,8 @@
 
 The train pass of `anymodel.collect_model` over the same blocks (random tokens, vocabulary 4,096, blocks of
 128, batch 32) with `layers="last"` (`collect.collect_stats`: one forward of the base model and one
-`CollapseStats.update`) and `layers="all"` (`anymodel.collect_layers`: the same forward with every hidden state
-kept, and one update per layer). Best of 3 interleaved rounds; torch threads as given.
+`CollapseStats.update`) and `layers="all"` (`collect_stats` given `{layer: file}`: the same forward with every
+hidden state kept, and one update per layer). Best of 3 interleaved rounds; torch threads as given.
 """
 
 import argparse
@@ -17,7 +17,6 @@ from pathlib import Path
 import torch
 from transformers import GPTNeoForCausalLM
 
-from magicarp_nb.anymodel import collect_layers
 from magicarp_nb.clm import neo_config
 from magicarp_nb.collect import collect_stats
 from magicarp_nb.config import CLMModelConfig
@@ -56,7 +55,7 @@ def main():
                         collect_stats(model, blocks, stats_path(ck, "train"), progress=False, resume=False)
                     else:
                         paths = {k: stats_path(ck, "train", layer=None if k == depth else k) for k in range(depth + 1)}
-                        collect_layers(model, blocks, paths, progress=False, resume=False)
+                        collect_stats(model, blocks, paths, progress=False, resume=False)
                     times[kind].append(time.perf_counter() - t)
         last, every = min(times["last"]), min(times["all"])
         print(f"| {depth} x {width} | {depth + 1} | {last:.2f} | {every:.2f} | {100 * (every / last - 1):+.1f} % |")

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import math
 import os
@@ -14,61 +15,79 @@ import sys
 import time
 from pathlib import Path
 
+import submitit
+from fastcore.docments import docments
+
 from .analyze import analyze, experiment_dirs, progress_table
-from .anymodel import collect_cli, collect_parser
+from .anymodel import collect_model
 from .carp_eval import encode_run
 from .collect import collect_checkpoint
-from .config import ConfigTypeError, config_yaml, list_presets, load_config
+from .config import ConfigTypeError, TextDataConfig, config_yaml, list_presets, load_config
 from .distributed import barrier, launch_local, process_group, rank_of
 from .runfiles import stats_path
 from .gradcache import check_distributed_step
-from .launch import check_config, checkpoints_arg, default_run_dir, grid_cli, grid_parser, positive_int
-from .launch import resolve_run_name
-from .launch import run_notebook, train
+from .launch import check_config, default_run_dir, grid, grid_specs, grid_summary, job_result
+from .launch import checkpoints_arg, comma_list, extra_arg, key_value_arg, layers_arg, positions_arg
+from .launch import positive_float, positive_int, shard_arg, whole
+from .launch import resolve_run_name, run_notebook, submit_grid, train
 from .checkpoints import select_checkpoints
 from .measures import GROUPS
 import torch
 
 # %% auto #0
-__all__ = ['EXPECTED_ERRORS', 'comma_list', 'analyze_command', 'check_report', 'check_distributed', 'train_command',
-           'collect_command', 'encode_command', 'cli_words', 'guarded', 'run_command', 'main', 'grid_main',
-           'collect_model_main']
+__all__ = ['EXPECTED_ERRORS', 'add_arguments', 'call_with', 'grid_parser', 'grid_runs', 'executor_params', 'grid_cli',
+           'analyze_command', 'check_report', 'check_distributed', 'train_command', 'is_run_folder', 'collect_command',
+           'encode_command', 'cli_words', 'guarded', 'run_command', 'main', 'grid_main']
 
-# %% ../nbs/32_cli.ipynb #c005
-def comma_list(*choices: str):
-    "An argparse type: comma-separated values, each one of `choices` (a typo is a usage error naming them)."
-
-    def parse(text: str) -> tuple:
-        values = tuple(v.strip() for v in text.split(",") if v.strip())
-        bad = [v for v in values if v not in choices]
-        if bad or not values:
-            raise argparse.ArgumentTypeError(f"{text!r}: choose comma-separated values from {', '.join(choices)}")
-        return values
-
-    return parse
+# %% ../nbs/32_cli.ipynb #c005c
+_PLAIN = {"int": int, "float": float, "str": str}
 
 
-def _positions(text: str) -> list:
-    if not re.fullmatch(r"\d+(,\d+)*", text):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of positions (e.g. 0,5,9)")
-    return [int(i) for i in text.split(",")]
+def _help(doc: dict) -> str | None:
+    "A parameter's comment, with its default when that says something."
+    default = doc["default"]
+    if isinstance(default, (tuple, list)):
+        default = ",".join(map(str, default))
+    shown = "" if default in (None, inspect.Parameter.empty) or isinstance(default, bool) else f" (default: {default})"
+    return (doc["docment"] or "") + shown or None
 
 
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number > 0")
-    return value
+def add_arguments(
+    parser,  # an argparse parser or argument group
+    func,  # a function or a dataclass: each parameter (field) becomes an option
+    skip=(),  # parameters the command sets itself
+    only=None,  # the parameters to take (None: all but `skip`)
+    positional=(),  # parameters given as positional arguments
+    **options,  # per parameter: an argparse type, or add_argument keywords ('flag' renames the option)
+) -> list[str]:
+    "Options from `func`'s signature and docments: `--name`, its default, its comment as help; bool: `--[no-]name`."
+    added = []
+    for name, doc in docments(func, full=True).items():
+        if name == "return" or name in skip or (only is not None and name not in only):
+            continue
+        if doc.get("kind") in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+            continue
+        kw = options.get(name, {})
+        kw = dict(kw) if isinstance(kw, dict) else {"type": kw}
+        flag = kw.pop("flag", "--" + name.replace("_", "-"))
+        kw = {"help": _help({**doc, "default": kw.get("default", doc["default"])}), **kw}
+        if name in positional:
+            parser.add_argument(name, **kw)
+        elif isinstance(doc["default"], bool):
+            parser.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=doc["default"], **kw)
+        else:
+            anno = doc["anno"].__name__ if isinstance(doc["anno"], type) else str(doc["anno"])
+            anno = re.sub(r"^Optional\[(.*)\]$", r"\1", anno.split("|")[0].strip())
+            kw = {"type": _PLAIN.get(anno, str), "default": doc["default"], **kw}
+            parser.add_argument(flag, dest=name, **kw)
+        added.append(name)
+    return added
 
 
-def _shard_spec(text: str) -> tuple:
-    i, sep, n = text.partition("/")
-    if not (sep and i.isdigit() and n.isdigit() and int(i) < int(n)):
-        raise argparse.ArgumentTypeError(f"{text!r} is not of the form i/n with 0 ≤ i < n (e.g. 0/4)")
-    return int(i), int(n)
+def call_with(func, a: argparse.Namespace, names, *args, **kwargs):
+    "`func(*args, name=value ...)` with the parsed options `names`; one left at None takes the function's default."
+    given = {n: getattr(a, n) for n in names if getattr(a, n) is not None}
+    return func(*args, **{**given, **kwargs})
 
 # %% ../nbs/32_cli.ipynb #c006
 def _parser() -> argparse.ArgumentParser:
@@ -82,61 +101,172 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--runs-root", default="runs", help="root of the default run folder")
     t.add_argument("--no-resume", action="store_true", help="a fresh start: refused where the folder has checkpoints")
     t.add_argument("--dry-run", action="store_true", help="print the resolved config and run folder, train nothing")
-    c = sub.add_parser("collect", help="collect the collapse statistics of a CLM run's checkpoints")
-    c.add_argument("run_dir")
-    c.add_argument(
-        "--checkpoints", default="last", type=checkpoints_arg, help="'last', 'all', 'best' or steps: 193,386"
-    )
-    c.add_argument("--stages", default=None, type=comma_list("train", "val"), help="train, val or both (default: both)")
-    c.add_argument("--shard", default=None, type=_shard_spec, help="i/n: the i-th of n shards of the train pass")
-    c.add_argument("--batch-size", type=positive_int, default=32, help="blocks per forward")
-    c.add_argument("--no-resume", action="store_true", help="collect again: ignore finished and partial statistics")
-    a = sub.add_parser("analyze", help="fill <experiment>/analysis.csv from the collected statistics")
-    _analyze_arguments(a)
+    _collect_arguments(sub.add_parser("collect", help="collapse statistics of a run's checkpoints or of any causal LM"))
+    _analyze_arguments(sub.add_parser("analyze", help="fill <experiment>/analysis.csv from the collected statistics"))
     f = sub.add_parser("figures", help="draw an experiment's figures (executes the run_figures notebook)")
     f.add_argument("experiment_dir")
     e = sub.add_parser("encode", help="encode a split of a CARP run's pairs, or a column of any table, to shards")
-    e.add_argument("run_dir")
-    e.add_argument("--tower", default="passage", choices=["passage", "review"], help="the run's encoder to use")
-    e.add_argument("--split", default=None, help="default: 'validation' of the run's pairs, 'train' of --source")
-    e.add_argument("--source", default=None, help="a save_to_disk folder or local .jsonl/.csv/.parquet file")
-    e.add_argument("--column", default=None, help="the text column (default: the tower's side; 'text' of --source)")
-    e.add_argument("--checkpoint", default="last", help="'last' or a checkpoint folder name")
-    e.add_argument("--out", default=None, help="default: <run>/encodings/<checkpoint>/<split>.<column>.<tower>")
-    e.add_argument("--indices", default=None, type=_positions, help="comma-separated dataset positions (default: all)")
-    e.add_argument("--sample", type=positive_int, default=None, help="a seeded random subset of this many texts")
-    e.add_argument("--seed", type=int, default=0, help="seed of --sample")
-    e.add_argument("--dtype", default="float16", choices=["float16", "float32"])
-    e.add_argument("--batch-size", type=positive_int, default=64)
-    e.add_argument("--shard-size", type=positive_int, default=1024)
-    e.add_argument("--force-fresh", action="store_true", help="discard what the output folder holds")
-    sub.add_parser("grid", help="a grid of runs (the options of magicarp-grid follow)", add_help=False)
+    e.set_defaults(
+        options=add_arguments(
+            e,
+            encode_run,
+            skip=("progress",),
+            positional=("run_dir",),
+            out_dir={"flag": "--out"},
+            tower={"choices": ["passage", "review"]},
+            indices=positions_arg,
+            sample=positive_int,
+            dtype={"choices": ["float16", "float32"]},
+            batch_size=positive_int,
+            shard_size=positive_int,
+        )
+    )
+    _grid_arguments(sub.add_parser("grid", help="train → collect → analyze a grid of runs, on Slurm or locally"))
     d = sub.add_parser("check-distributed", help="N-rank contrastive step vs one process: max relative difference")
-    d.add_argument("--nproc", type=positive_int, default=None, help="processes (default: the visible GPUs, else 2)")
-    d.add_argument("--tolerance", type=_positive_float, default=1e-5, help="largest relative gradient difference")
-    d.add_argument("--backend", default=None, choices=["gloo", "nccl"], help="default: NCCL on GPUs, gloo on CPU")
-    d.add_argument("--global-batch", type=positive_int, default=8, help="pairs in the global batch (≥ 2 per rank)")
-    d.add_argument("--microbatch-size", type=positive_int, default=2, help="items per encoder forward")
+    d.set_defaults(
+        options=add_arguments(
+            d,
+            check_distributed,
+            nproc=positive_int,
+            tolerance=positive_float,
+            backend={"choices": ["gloo", "nccl"]},
+            global_batch=positive_int,
+            microbatch_size=positive_int,
+        )
+    )
     ap.commands = dict(sub.choices)  # each command's parser, to name its flags in error messages
     return ap
 
-# %% ../nbs/32_cli.ipynb #c007
+# %% ../nbs/32_cli.ipynb #c006a
+def _collect_arguments(c: argparse.ArgumentParser) -> None:
+    "The options of `magicarp collect`: `collect_model`'s, the corpus fields it passes on, and a run's own."
+    model = add_arguments(
+        c,
+        collect_model,
+        positional=("model",),
+        out_dir={"flag": "--out"},
+        layers=layers_arg,
+        step=whole(0),
+        block_size=whole(2),
+        batch_size=positive_int,
+        stages={"type": comma_list("train", "val"), "default": None},
+    )
+    corpus = add_arguments(c, TextDataConfig, only=("n_stories", "max_texts"), n_stories=positive_int,
+                             max_texts=positive_int)  # fmt: skip
+    c.add_argument("--analyze", action="store_true", help="a model's folder: write <out>/analysis.csv afterwards")
+    r = c.add_argument_group("a run folder")
+    r.add_argument(
+        "--checkpoints", default="last", type=checkpoints_arg, help="'last', 'all', 'best' or steps: 193,386"
+    )
+    add_arguments(r, collect_checkpoint, only=("shard",), shard=shard_arg)
+    c.set_defaults(options=model, corpus_options=corpus)
+
+
 def _analyze_arguments(a: argparse.ArgumentParser) -> None:
     "The options of `magicarp analyze`: `analyze.analyze`'s arguments, and the progress report."
     a.add_argument("experiment_dir", nargs="*", help="experiment folders (runs/<experiment>) or collect_model folders")
     a.add_argument("--glob", action="append", default=[], help="a pattern of experiment folders (repeatable)")
-    a.add_argument("--out-csv", default=None, help="the CSV (default <experiment>/analysis.csv; needed for several)")
-    a.add_argument("--groups", nargs="+", choices=sorted(GROUPS), default=None, help="measure groups (default: all)")
-    a.add_argument("--device", default=None, help="where the measures are computed: cpu, cuda, cuda:N, auto")
-    a.add_argument("--min-per-class", type=positive_int, default=1, help="classes with fewer train tokens are left out")
-    a.add_argument("--max-per-class", type=positive_int, default=None, help="classes with this many or more: left out")
-    a.add_argument("--kernels", default=("log",), type=comma_list("log", "riesz"), help="comma-separated: log, riesz")
-    a.add_argument("--dist-exp", type=float, default=2, help="1: Galanti et al.'s CDNV instead of the paper's")
-    a.add_argument("--force", action="store_true", help="recompute every cell")
+    a.set_defaults(
+        options=add_arguments(
+            a,
+            analyze,
+            skip=("experiment_dir", "tile", "progress"),
+            min_per_class=positive_int,
+            max_per_class=positive_int,
+            kernels=comma_list("log", "riesz"),
+            groups={"nargs": "+", "choices": sorted(GROUPS)},
+        )
+    )
     a.add_argument("--report", action="store_true", help="first print what is collected per checkpoint")
     a.add_argument("--report-only", action="store_true", help="print what is collected per checkpoint, analyse nothing")
 
+# %% ../nbs/32_cli.ipynb #c006b
+def _grid_arguments(g: argparse.ArgumentParser) -> None:
+    "The options of `magicarp grid`: the runs (depths × widths × seeds, `--extra`), then `launch.submit_grid`'s."
+    g.add_argument("--depths", type=positive_int, nargs="+", default=[1, 2], help="causal LMs (default: 1 2)")
+    g.add_argument(
+        "--widths", type=positive_int, nargs="+", default=[64, 128, 256], help="causal LMs (default: 64 128 256)"
+    )
+    g.add_argument("--seeds", type=int, nargs="+", default=[0])
+    g.add_argument("--extra", nargs="*", default=[], type=extra_arg,
+                   help="more seeds of one architecture: DxW:s1,s2 (e.g. 2x128:1,2,3)")  # fmt: skip
+    g.add_argument("--param", action="append", default=[], type=key_value_arg,
+                   help="executor parameter key=value (repeatable)")  # fmt: skip
+    g.set_defaults(
+        options=add_arguments(
+            g,
+            submit_grid,
+            skip=("runs", "folder"),
+            cluster={"choices": ["slurm", "local", "debug"]},
+            collect_shards={"flag": "--shards", "type": positive_int},
+            checkpoints=checkpoints_arg,
+            parallel=positive_int,
+            threads=positive_int,
+            lr_width=positive_int,
+            analyze_groups={"nargs": "+", "choices": sorted(GROUPS)},
+        )
+    )
 
+
+def grid_parser() -> argparse.ArgumentParser:
+    "The parser of `magicarp grid` (and of the `magicarp-grid` alias)."
+    return _parser().commands["grid"]
+
+
+def grid_runs(a) -> list[tuple[int, int, int]]:
+    "The runs of parsed grid arguments: the product grid, then `--extra` seeds of single architectures."
+    runs = grid(a.depths, a.widths, a.seeds)
+    for spec in a.extra:
+        arch, seeds = spec.split(":")
+        d, w = (int(x) for x in arch.split("x"))
+        runs += [(d, w, int(s)) for s in seeds.split(",") if (d, w, int(s)) not in runs]
+    return runs
+
+
+def _carp_grid_options(g: argparse.ArgumentParser, a) -> list[str]:
+    "The options given that mean nothing for a CARP grid (its runs differ by seed, and are evaluated, not collected)."
+    names = {"--depths": "depths", "--widths": "widths", "--extra": "extra", "--shards": "collect_shards",
+             "--checkpoints": "checkpoints", "--lr-width": "lr_width", "--analyze-groups": "analyze_groups",
+             "--analyze-device": "analyze_device"}  # fmt: skip
+    return [flag for flag, name in names.items() if getattr(a, name) != g.get_default(name)]
+
+
+def executor_params(pairs: list) -> dict:
+    "Executor parameters from `key=value` strings (whole numbers become ints)."
+    params = {}
+    for kv in pairs:
+        k, v = kv.split("=", 1)
+        params[k] = int(v) if v.isdigit() else v
+    return params
+
+# %% ../nbs/32_cli.ipynb #c006c
+def grid_cli(argv=None) -> int:
+    "`magicarp grid`: submits the stages of `submit_grid`; on a local executor waits, then prints the runs' summary."
+    g = grid_parser()
+    a = g.parse_args(argv)
+    base = load_config(a.preset, a.overrides)
+    if base.task == "carp" and _carp_grid_options(g, a):
+        raise ValueError(
+            f"{', '.join(_carp_grid_options(g, a))} mean nothing for the CARP preset {a.preset}: its runs differ by "
+            "--seeds only, and are evaluated, not collected and analysed"
+        )
+    runs = grid_runs(a)
+    jobs = call_with(submit_grid, a, a.options, runs, **executor_params(a.param))
+    for stage, js in jobs.items():
+        print(f"{stage}: {len(js)} job(s) {[j.job_id for j in js][:6]}")
+    last = jobs[list(jobs)[-1]]  # analyze (a causal LM's grid) or eval (CARP's: one job per run)
+    if last and not isinstance(last[0], submitit.SlurmJob):  # local runs: wait for the end, say where it is
+        done = [Path(job_result(j)) for j in last]
+        specs = grid_specs(runs, a.preset, a.overrides, Path(a.runs_root) / (a.experiment or base.experiment))
+        print(grid_summary(specs).to_string(index=False))
+        print(
+            f"analysis: {done[0] / 'analysis.csv'}"
+            if "analyze" in jobs
+            else f"evaluations: {[str(p / 'eval') for p in done]}"
+        )
+    return 0
+
+# %% ../nbs/32_cli.ipynb #c007
 def analyze_command(ap: argparse.ArgumentParser, a) -> int:
     "`magicarp analyze`: options checked (usage errors through `ap`), then the progress report and the analysis."
     specs = list(a.experiment_dir) + list(a.glob)
@@ -152,18 +282,7 @@ def analyze_command(ap: argparse.ArgumentParser, a) -> int:
             print(f"# {d}\n{progress_table(d, a.min_per_class).to_string()}")
     if a.report_only:
         return 0
-    df = analyze(
-        dirs,
-        a.out_csv,
-        a.min_per_class,
-        a.max_per_class,
-        a.kernels,
-        a.dist_exp,
-        a.force,
-        groups=a.groups,
-        device=a.device,
-    )
-    print(df.to_string())
+    print(call_with(analyze, a, a.options, dirs).to_string())
     return 0
 
 # %% ../nbs/32_cli.ipynb #c009
@@ -215,48 +334,84 @@ def train_command(cfg, run_dir: Path, resume: bool = True) -> int:
     return 0
 
 # %% ../nbs/32_cli.ipynb #c011
-def collect_command(a: argparse.Namespace) -> None:
-    "`magicarp collect`: in one process, or under torchrun each rank collects its shard of the train pass."
+def is_run_folder(model: str) -> bool:
+    "Whether `magicarp collect MODEL` means a run folder (or a path that does not exist), not a model or a hub name."
+    path = Path(model).expanduser()
+    if path.is_dir():  # a run holds checkpoint-<step> folders; a model, config.json or a checkpoint's own files
+        checkpoint = (path / "config.yaml").exists() and (path / "data.json").exists()
+        return any(path.glob("checkpoint-*")) or not ((path / "config.json").exists() or checkpoint)
+    return path.exists() or model.startswith((".", "/", "~")) or model.count("/") > 1
+
+
+def _given(c: argparse.ArgumentParser, a, flags: dict) -> list[str]:
+    "The flags among `flags` ({flag: name}) whose value differs from the parser's default."
+    return [flag for flag, name in flags.items() if getattr(a, name) != c.get_default(name)]
+
+
+_MODEL_ONLY = {"--corpus": "corpus", "--out": "out_dir", "--tokenizer": "tokenizer", "--step": "step",
+               "--block-size": "block_size", "--n-stories": "n_stories", "--max-texts": "max_texts",
+               "--analyze": "analyze"}  # fmt: skip
+_RUN_ONLY = {"--checkpoints": "checkpoints", "--shard": "shard"}
+
+
+def collect_command(c: argparse.ArgumentParser, a: argparse.Namespace) -> None:
+    "`magicarp collect MODEL`: a run folder's checkpoints, else any causal LM (`anymodel.collect_model`)."
+    run = is_run_folder(a.model)
+    wrong = _given(c, a, _MODEL_ONLY if run else _RUN_ONLY)
+    if wrong:
+        verb = "is" if len(wrong) == 1 else "are"
+        said = (
+            f"for a model that is not a run; {a.model} is a run folder"
+            if run
+            else f"for a run folder; {a.model} is not"
+        )
+        raise ValueError(f"{', '.join(wrong)} {verb} {said} (a run reads its own token stream into its stats/)")
+    if not run:
+        call_with(collect_model, a, a.options + a.corpus_options)
+        out = Path(a.out_dir) if a.out_dir else Path(a.model).parent
+        if a.analyze:
+            df = analyze(out, device=a.device, progress=a.progress)
+            print(df[["model", "layer", "val_loss", "cdnv", "log_kern_mean"]].to_string(index=False))
+        print(f"statistics in {out / 'stats'}")
+    elif a.layers != "last":
+        if a.shard or int(os.environ.get("WORLD_SIZE", 1)) > 1:
+            raise ValueError("--layers collects every layer in one process: without --shard or torchrun")
+        for ck in select_checkpoints(a.model, a.checkpoints):
+            call_with(collect_model, a, set(a.options) - {"model"}, ck)
+    else:
+        _collect_run(a)
+
+# %% ../nbs/32_cli.ipynb #c011b
+def _collect_run(a: argparse.Namespace) -> None:
+    "A run folder's checkpoints in one process, or under torchrun each rank collects its shard of the train pass."
     shard, world = a.shard, int(os.environ.get("WORLD_SIZE", 1))
     stages = a.stages or (("train",) if shard else ("train", "val"))  # a shard is of the train pass
     if shard and "val" in stages:
         raise ValueError("--shard collects a shard of the train pass: give --stages train (the validation runs after)")
+    opts = {"batch_size": a.batch_size, "device": a.device, "save_every": a.save_every, "progress": a.progress}
     if world == 1:
-        for ck in select_checkpoints(a.run_dir, a.checkpoints):
-            collect_checkpoint(ck, stages, batch_size=a.batch_size, shard=shard, resume=not a.no_resume)
+        for ck in select_checkpoints(a.model, a.checkpoints):
+            collect_checkpoint(ck, stages, shard=shard, resume=a.resume, **opts)
         return
     if shard is not None:
         raise ValueError("--shard and torchrun both split the train pass: use one of them")
     with process_group(timeout_s=24 * 3600) as group:  # the other ranks wait while rank 0 merges and validates
         rank = rank_of(group)
-        for ck in select_checkpoints(a.run_dir, a.checkpoints):
+        for ck in select_checkpoints(a.model, a.checkpoints):
             if "train" in stages and not stats_path(ck, "train").exists():
-                collect_checkpoint(ck, ("train",), batch_size=a.batch_size, shard=(rank, world), progress=rank == 0)
+                collect_checkpoint(
+                    ck, ("train",), shard=(rank, world), **{**opts, "progress": a.progress and rank == 0}
+                )
             barrier(group)
             if rank == 0:  # merges the shards into the train statistics, then the validation pass
-                collect_checkpoint(ck, stages, batch_size=a.batch_size, resume=not a.no_resume)
+                collect_checkpoint(ck, stages, resume=a.resume, **opts)
             barrier(group)
 
 # %% ../nbs/32_cli.ipynb #c012
 def encode_command(a: argparse.Namespace) -> Path:
     "`magicarp encode`: `carp_eval.encode_run` with the parsed options; prints what was written and how long it took."
     t0 = time.perf_counter()
-    out = encode_run(
-        a.run_dir,
-        a.out,
-        a.tower,
-        a.split,
-        a.source,
-        a.column,
-        a.checkpoint,
-        indices=a.indices,
-        sample=a.sample,
-        seed=a.seed,
-        dtype=a.dtype,
-        batch_size=a.batch_size,
-        shard_size=a.shard_size,
-        force_fresh=a.force_fresh,
-    )
+    out = call_with(encode_run, a, a.options)
     n = json.loads((out / "manifest.json").read_text())["n"]
     print(f"{n} embeddings in {out} ({time.perf_counter() - t0:.1f} s with loading the checkpoint)")
     return out
@@ -268,8 +423,7 @@ EXPECTED_ERRORS = (ValueError, KeyError, OSError, RuntimeError, FloatingPointErr
 
 def _flags(ap: argparse.ArgumentParser, argv: list) -> set:
     "The option flags of the command `argv` runs (`--force`, `--batch-size`, ...), to name them in messages."
-    commands = {"grid": grid_parser(), **ap.commands}
-    chosen = commands.get(next((x for x in argv if not x.startswith("-")), ""), ap)
+    chosen = ap.commands.get(next((x for x in argv if not x.startswith("-")), ""), ap)
     return set(re.findall(r"--[a-z][a-z0-9-]*", chosen.format_help()))
 
 
@@ -313,7 +467,7 @@ def run_command(argv: list) -> int:
             return 0
         return train_command(cfg, run_dir, resume=not a.no_resume)
     elif a.command == "collect":
-        collect_command(a)
+        collect_command(ap.commands["collect"], a)
     elif a.command == "encode":
         encode_command(a)
     elif a.command == "analyze":
@@ -323,7 +477,7 @@ def run_command(argv: list) -> int:
             raise FileNotFoundError(f"experiment folder {a.experiment_dir} does not exist")
         run_notebook("figures", a.experiment_dir, experiment_dir=Path(a.experiment_dir))
     elif a.command == "check-distributed":
-        return check_distributed(a.nproc, a.tolerance, a.backend, a.global_batch, a.microbatch_size)
+        return call_with(check_distributed, a, a.options)
     return 0
 
 
@@ -341,17 +495,9 @@ def main(argv=None) -> int:
 
 
 def grid_main(argv=None) -> int:
-    "The `magicarp-grid` command, with `magicarp`'s error reporting."
+    "The `magicarp-grid` command, an alias of `magicarp grid`."
     argv, debug = _argv(argv)
-    return guarded(lambda: grid_cli(argv), debug, _flags(_parser(), ["grid"]))
-
-
-def collect_model_main(argv=None) -> int:
-    "The `magicarp-collect` command (any Hugging Face causal LM), with `magicarp`'s error reporting."
-    argv, debug = _argv(argv)
-    return guarded(
-        lambda: collect_cli(argv), debug, set(re.findall(r"--[a-z][a-z0-9-]*", collect_parser().format_help()))
-    )
+    return main((["--debug"] if debug else []) + ["grid", *argv])
 
 
 if __name__ == "__main__" and "__file__" in globals():  # `python -m magicarp_nb.cli`, not a notebook kernel

@@ -20,8 +20,8 @@ from .runfiles import atomic_write, parse_run_name
 
 # %% auto #0
 __all__ = ['LOSS_UNITS', 'MEASURES', 'UNITS', 'figure_alt', 'save_figure', 'plot_training_log', 'axis_label', 'final_rows',
-           'plot_nc_vs_loss', 'load_reference', 'plot_seeds', 'correlations', 'plot_correlations', 'experiment_figures',
-           'plot_layers']
+           'plot_nc_vs_loss', 'load_reference', 'plot_seeds', 'correlations', 'plot_correlations', 'plot_layers',
+           'experiment_figures']
 
 # %% ../nbs/30_figures.ipynb #c005
 LOSS_UNITS = {"clm": "nats per token", "carp": "nats per pair"}
@@ -104,7 +104,7 @@ UNITS = {
     "dists_mean": "hidden units",
     "agreement": "fraction of tokens",
 }
-"The unit of each plotted column (23_measures defines the measures)."
+"The unit of each plotted column (09b_measures defines the measures)."
 
 
 def axis_label(col: str) -> str:
@@ -260,27 +260,6 @@ def plot_correlations(corr: pd.DataFrame, save=None, title: str = "correlation w
         save_figure(fig, save)
     return fig
 
-# %% ../nbs/30_figures.ipynb #c024
-def experiment_figures(
-    experiment_dir,  # runs/<experiment>, with analysis.csv
-    arch: str = "",  # 'DxW' of the seeds figure (default: the architecture with most seeds)
-) -> list[Path]:
-    "Measures against validation loss, seeds of one architecture and correlations, into `<experiment_dir>/figures/`."
-    exp = Path(experiment_dir)
-    df, out = final_rows(pd.read_csv(exp / "analysis.csv")), exp / "figures"
-    plt.close(plot_nc_vs_loss(df, save=out / "nc_vs_loss.png"))
-    written = [out / "nc_vs_loss.png"]
-    depth, width = (int(x) for x in arch.split("x")) if arch else df.groupby(["depth", "width"]).size().idxmax()
-    if ((df["depth"] == depth) & (df["width"] == width)).sum() > 1:
-        written.append(out / f"seeds_{int(depth):02d}x{int(width):04d}.png")
-        plt.close(plot_seeds(df, int(depth), int(width), save=written[-1]))
-    corr = correlations(df)
-    atomic_write(out / "correlations.csv", corr.to_csv())
-    if len(corr):
-        written.append(out / "correlations.png")
-        plt.close(plot_correlations(corr, save=written[-1]))
-    return written
-
 # %% ../nbs/30_figures.ipynb #c035
 def plot_layers(
     df: pd.DataFrame,  # the analysis CSV with a `layer` column
@@ -311,3 +290,28 @@ def plot_layers(
     if save:
         save_figure(fig, save)
     return fig
+
+# %% ../nbs/30_figures.ipynb #c024
+def experiment_figures(
+    experiment_dir,  # runs/<experiment>, with analysis.csv
+    arch: str = "",  # 'DxW' of the seeds figure (default: the architecture with most seeds)
+) -> list[Path]:
+    "Measures against validation loss, seeds of one architecture, correlations (and through depth), into `figures/`."
+    exp = Path(experiment_dir)
+    table = pd.read_csv(exp / "analysis.csv")
+    df, out = final_rows(table), exp / "figures"
+    plt.close(plot_nc_vs_loss(df, save=out / "nc_vs_loss.png"))
+    written = [out / "nc_vs_loss.png"]
+    depth, width = (int(x) for x in arch.split("x")) if arch else df.groupby(["depth", "width"]).size().idxmax()
+    if ((df["depth"] == depth) & (df["width"] == width)).sum() > 1:
+        written.append(out / f"seeds_{int(depth):02d}x{int(width):04d}.png")
+        plt.close(plot_seeds(df, int(depth), int(width), save=written[-1]))
+    corr = correlations(df)
+    atomic_write(out / "correlations.csv", corr.to_csv())
+    if len(corr):
+        written.append(out / "correlations.png")
+        plt.close(plot_correlations(corr, save=written[-1]))
+    if "layer" in table and table["layer"].nunique() > 1:  # collected with layers: the figure through depth
+        written.append(out / "layers.png")
+        plt.close(plot_layers(table, save=written[-1]))
+    return written

@@ -9,6 +9,7 @@ import argparse
 import functools
 import importlib.resources
 import json
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -34,10 +35,10 @@ from .checkpoints import checkpoint_spec, select_checkpoints
 from .trainer import TrainResult
 
 # %% auto #0
-__all__ = ['TASKS', 'Task', 'run_name', 'default_run_dir', 'resolve_run_name', 'check_config', 'train', 'runner_path',
-           'run_notebook', 'grid', 'train_stage', 'collect_stage', 'analyze_stage', 'eval_stage', 'job_result',
-           'grid_specs', 'submit_grid', 'positive_int', 'checkpoints_arg', 'grid_parser', 'grid_runs',
-           'executor_params', 'grid_summary', 'grid_cli']
+__all__ = ['TASKS', 'positive_int', 'Task', 'run_name', 'default_run_dir', 'resolve_run_name', 'check_config', 'train',
+           'runner_path', 'run_notebook', 'grid', 'train_stage', 'collect_stage', 'analyze_stage', 'eval_stage',
+           'job_result', 'grid_specs', 'submit_grid', 'grid_summary', 'comma_list', 'whole', 'positions_arg',
+           'positive_float', 'shard_arg', 'checkpoints_arg', 'layers_arg', 'extra_arg', 'key_value_arg']
 
 # %% ../nbs/31_launch.ipynb #c006
 @dataclass(frozen=True)
@@ -344,109 +345,7 @@ def submit_grid(
     jobs["analyze"] = _submit(executor, analyze_stage, [spec], jobs["collect"])
     return jobs
 
-# %% ../nbs/31_launch.ipynb #c037
-def _extra_spec(text: str) -> str:
-    "An `--extra` value checked for the form DxW:s1,s2 (argparse reports a bad one as a usage error)."
-    arch, sep, seeds = text.partition(":")
-    ok = sep and re.fullmatch(r"\d+x\d+", arch) and re.fullmatch(r"\d+(,\d+)*", seeds)
-    if not ok:
-        raise argparse.ArgumentTypeError(f"{text!r} is not of the form DxW:s1,s2 (e.g. 2x128:1,2,3)")
-    return text
-
-
-def positive_int(text: str) -> int:
-    "An argparse type: a whole number ≥ 1."
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number ≥ 1")
-    return int(text)
-
-
-def _key_value(text: str) -> str:
-    if not re.fullmatch(r"[A-Za-z_]\w*=.+", text):
-        raise argparse.ArgumentTypeError(f"{text!r} is not of the form key=value (e.g. slurm_partition=gpu)")
-    return text
-
-
-def checkpoints_arg(text: str) -> str:
-    "An argparse type: `checkpoint_spec`'s error as a usage error."
-    try:
-        return checkpoint_spec(text)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
-
-# %% ../nbs/31_launch.ipynb #c038
-def grid_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="magicarp-grid", description="Train, collect and analyse a grid of runs.")
-    ap.add_argument("--preset", default="clm-tiny")
-    ap.add_argument("--depths", type=positive_int, nargs="+", default=None, help="causal LMs (default: 1 2)")
-    ap.add_argument("--widths", type=positive_int, nargs="+", default=None, help="causal LMs (default: 64 128 256)")
-    ap.add_argument("--seeds", type=int, nargs="+", default=[0])
-    ap.add_argument(
-        "--extra",
-        nargs="*",
-        default=[],
-        type=_extra_spec,
-        help="more seeds of one architecture: DxW:s1,s2 (e.g. 2x128:1,2,3)",
-    )
-    ap.add_argument("--overrides", default="", help="dotted overrides for every run")
-    ap.add_argument("--experiment", default=None)
-    ap.add_argument("--runs-root", default="runs")
-    ap.add_argument("--cluster", default=None, choices=["slurm", "local", "debug"])
-    ap.add_argument(
-        "--shards", type=positive_int, default=None, help="array tasks per run for the collection's train pass (1)"
-    )
-    ap.add_argument(
-        "--checkpoints", default=None, type=checkpoints_arg, help="'last' (default), 'all', 'best' or steps: 193,386"
-    )
-    ap.add_argument(
-        "--no-records", action="store_true", help="call the functions instead of executing runner notebooks"
-    )
-    ap.add_argument("--parallel", type=positive_int, default=None, help="jobs of one stage running at once")
-    ap.add_argument("--threads", type=positive_int, default=None, help="CPU threads per job")
-    ap.add_argument(
-        "--param", action="append", default=[], type=_key_value, help="executor parameter key=value (repeatable)"
-    )
-    ap.add_argument(
-        "--lr-width", type=positive_int, default=None, help="train.lr is the rate at this width; others get lr*W/w"
-    )
-    ap.add_argument(
-        "--analyze-groups",
-        nargs="+",
-        choices=sorted(GROUPS),
-        default=None,
-        help="measure groups of the analysis (default: all)",
-    )
-    ap.add_argument("--analyze-device", default=None, help="where the analysis computes: cpu, cuda, auto")
-    return ap
-
 # %% ../nbs/31_launch.ipynb #c039
-def grid_runs(a) -> list[tuple[int, int, int]]:
-    "The runs of parsed grid arguments: the product grid, then `--extra` seeds of single architectures."
-    runs = grid(a.depths or [1, 2], a.widths or [64, 128, 256], a.seeds)
-    for spec in a.extra:
-        arch, seeds = spec.split(":")
-        d, w = (int(x) for x in arch.split("x"))
-        runs += [(d, w, int(s)) for s in seeds.split(",") if (d, w, int(s)) not in runs]
-    return runs
-
-
-def _carp_grid_options(a) -> list[str]:
-    "The options given that mean nothing for a CARP grid (its runs differ by seed, and are evaluated, not collected)."
-    given = {"--depths": a.depths, "--widths": a.widths, "--extra": a.extra or None, "--shards": a.shards,
-             "--checkpoints": a.checkpoints, "--lr-width": a.lr_width, "--analyze-groups": a.analyze_groups,
-             "--analyze-device": a.analyze_device}  # fmt: skip
-    return [flag for flag, value in given.items() if value is not None]
-
-
-def executor_params(pairs: list) -> dict:
-    "Executor parameters from `key=value` strings (whole numbers become ints)."
-    params = {}
-    for kv in pairs:
-        k, v = kv.split("=", 1)
-        params[k] = int(v) if v.isdigit() else v
-    return params
-
-
 def grid_summary(specs: list) -> pd.DataFrame:
     "One row per run of a grid from its `summary.json`: the final evaluation and, for a causal LM, whether it is weak."
     rows = []
@@ -459,44 +358,86 @@ def grid_summary(specs: list) -> pd.DataFrame:
         )
     return pd.DataFrame(rows)
 
-# %% ../nbs/31_launch.ipynb #c040
-def grid_cli(argv=None) -> int:
-    "Command line for `submit_grid`: submits the stages; on a local executor waits, then prints the runs' summary."
-    a = grid_parser().parse_args(argv)
-    if load_config(a.preset, a.overrides).task == "carp" and _carp_grid_options(a):
-        raise ValueError(
-            f"{', '.join(_carp_grid_options(a))} mean nothing for the CARP preset {a.preset}: its runs differ by "
-            "--seeds only, and are evaluated, not collected and analysed"
-        )
-    runs, params = grid_runs(a), executor_params(a.param)
-    jobs = submit_grid(
-        runs,
-        a.preset,
-        a.overrides,
-        a.experiment,
-        a.runs_root,
-        a.cluster,
-        a.shards or 1,
-        a.checkpoints or "last",
-        records=not a.no_records,
-        parallel=a.parallel,
-        threads=a.threads,
-        lr_width=a.lr_width,
-        analyze_groups=a.analyze_groups,
-        analyze_device=a.analyze_device,
-        **params,
-    )
-    for stage, js in jobs.items():
-        print(f"{stage}: {len(js)} job(s) {[j.job_id for j in js][:6]}")
-    last = jobs[list(jobs)[-1]]  # analyze (a causal LM's grid) or eval (CARP's: one job per run)
-    if last and not isinstance(last[0], submitit.SlurmJob):  # local runs: wait for the end, say where it is
-        done = [Path(job_result(j)) for j in last]
-        base = load_config(a.preset, a.overrides)
-        specs = grid_specs(runs, a.preset, a.overrides, Path(a.runs_root) / (a.experiment or base.experiment))
-        print(grid_summary(specs).to_string(index=False))
-        print(
-            f"analysis: {done[0] / 'analysis.csv'}"
-            if "analyze" in jobs
-            else f"evaluations: {[str(p / 'eval') for p in done]}"
-        )
-    return 0
+# %% ../nbs/31_launch.ipynb #c061
+def comma_list(*choices: str):
+    "An argparse type: comma-separated values, each one of `choices` (a typo is a usage error naming them)."
+
+    def parse(text: str) -> tuple:
+        values = tuple(v.strip() for v in text.split(",") if v.strip())
+        bad = [v for v in values if v not in choices]
+        if bad or not values:
+            raise argparse.ArgumentTypeError(f"{text!r}: choose comma-separated values from {', '.join(choices)}")
+        return values
+
+    return parse
+
+
+def whole(least: int = 1):
+    "An argparse type: a whole number ≥ `least`."
+
+    def parse(text: str) -> int:
+        if not re.fullmatch(r"\d+", text) or int(text) < least:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number ≥ {least}")
+        return int(text)
+
+    return parse
+
+
+positive_int = whole(1)
+
+
+def positions_arg(text: str) -> list:
+    "An argparse type: comma-separated dataset positions."
+    if not re.fullmatch(r"\d+(,\d+)*", text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of positions (e.g. 0,5,9)")
+    return [int(i) for i in text.split(",")]
+
+
+def positive_float(text: str) -> float:
+    "An argparse type: a finite number > 0."
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number > 0")
+    return value
+
+
+def shard_arg(text: str) -> tuple:
+    "An argparse type: `i/n`, the i-th of n shards."
+    i, sep, n = text.partition("/")
+    if not (sep and i.isdigit() and n.isdigit() and int(i) < int(n)):
+        raise argparse.ArgumentTypeError(f"{text!r} is not of the form i/n with 0 ≤ i < n (e.g. 0/4)")
+    return int(i), int(n)
+
+
+def checkpoints_arg(text: str) -> str:
+    "An argparse type: `checkpoint_spec`'s error as a usage error."
+    try:
+        return checkpoint_spec(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def layers_arg(text: str):
+    "An argparse type: `last`, `all` or comma-separated layer indices."
+    if text in ("last", "all") or re.fullmatch(r"-?\d+(,-?\d+)*", text):
+        return text if text in ("last", "all") else [int(k) for k in text.split(",")]
+    raise argparse.ArgumentTypeError(f"{text!r}: give last, all, or comma-separated layer indices (e.g. 0,3,-1)")
+
+
+def extra_arg(text: str) -> str:
+    "An argparse type: an `--extra` value checked for the form DxW:s1,s2 (argparse reports a bad one as a usage error)."
+    arch, sep, seeds = text.partition(":")
+    ok = sep and re.fullmatch(r"\d+x\d+", arch) and re.fullmatch(r"\d+(,\d+)*", seeds)
+    if not ok:
+        raise argparse.ArgumentTypeError(f"{text!r} is not of the form DxW:s1,s2 (e.g. 2x128:1,2,3)")
+    return text
+
+
+def key_value_arg(text: str) -> str:
+    "An argparse type: `key=value`."
+    if not re.fullmatch(r"[A-Za-z_]\w*=.+", text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not of the form key=value (e.g. slurm_partition=gpu)")
+    return text
