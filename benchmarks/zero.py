@@ -3,7 +3,7 @@
 The same CARP run (a preset, 2 ranks by default, the same global batch and seed) trained three ways, each in
 its own `torchrun` launch of `magicarp train`, side by side:
 
-* ddp   - the trainer's own data parallelism: every rank holds the whole AdamW state, one gradient average
+* ddp   - the trainer's own data parallelism (DDP): every rank holds the whole AdamW state, one reduction a step
 * zero1 - `train.deepspeed=zero1`: AdamW's moments partitioned over the ranks
 * zero2 - `train.deepspeed=zero2`: the gradients partitioned too
 

@@ -31,7 +31,7 @@ from .launch import checkpoints_arg, comma_list, extra_arg, key_value_arg, layer
 from .launch import positive_float, positive_int, shard_arg, whole
 from .launch import resolve_run_name, run_notebook, submit_grid, train
 from .checkpoints import select_checkpoints
-from .measures import GROUPS
+from .measures import GROUPS, MeasureSettings
 import torch
 
 # %% auto #0
@@ -166,11 +166,13 @@ def _analyze_arguments(a: argparse.ArgumentParser) -> None:
     "The options of `magicarp analyze`: `analyze.analyze`'s arguments, and the progress report."
     a.add_argument("experiment_dir", nargs="*", help="experiment folders (runs/<experiment>) or collect_model folders")
     a.add_argument("--glob", action="append", default=[], help="a pattern of experiment folders (repeatable)")
+    a.set_defaults(options=add_arguments(a, analyze, only=("out_csv", "force")))
+    measures = a.add_argument_group("the measures (measures.MeasureSettings)")
     a.set_defaults(
-        options=add_arguments(
-            a,
-            analyze,
-            skip=("experiment_dir", "tile", "progress"),
+        measures=add_arguments(
+            measures,
+            MeasureSettings,
+            skip=("tile",),
             min_per_class=positive_int,
             max_per_class=positive_int,
             kernels=comma_list("log", "riesz"),
@@ -277,12 +279,13 @@ def analyze_command(ap: argparse.ArgumentParser, a) -> int:
     dirs = experiment_dirs(specs)
     if len(dirs) > 1 and not a.out_csv and not a.report_only:
         ap.error(f"analyze: {len(dirs)} experiments go into one CSV: give --out-csv")
+    settings = call_with(MeasureSettings, a, a.measures)
     if a.report or a.report_only:
         for d in dirs:
-            print(f"# {d}\n{progress_table(d, a.min_per_class).to_string()}")
+            print(f"# {d}\n{progress_table(d, settings.min_per_class).to_string()}")
     if a.report_only:
         return 0
-    print(call_with(analyze, a, a.options, dirs).to_string())
+    print(call_with(analyze, a, a.options, dirs, settings=settings).to_string())
     return 0
 
 # %% ../nbs/32_cli.ipynb #c009

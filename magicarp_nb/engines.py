@@ -208,7 +208,7 @@ def load_optimizer_state(self: TorchEngine, state: dict, path) -> None:
         raise ResumeMismatch(f"{path} was written by a {state['engine']} run; resume it with the same train.deepspeed")
     load_state_into(self.optimizer, state, Path(path) / "optimizer.pt")
 
-# %% ../nbs/07b_engines.ipynb #c019
+# %% ../nbs/07b_engines.ipynb #c020
 SHIPPED_CONFIGS = ("zero1", "zero2")
 
 OWNED_KEYS = {
@@ -273,7 +273,7 @@ def engine_config(config: dict, cfg: TrainConfig) -> dict:
         "zero_allow_untested_optimizer": cfg.optimizer != "adamw",
     }
 
-# %% ../nbs/07b_engines.ipynb #c022
+# %% ../nbs/07b_engines.ipynb #c023
 def _broadcast_weights(engine) -> None:
     "Rank 0's weights to every rank, 0-d parameters included (DeepSpeed's own broadcast for plain data parallelism)."
     for p in engine.module.parameters():
@@ -329,7 +329,7 @@ class DeepSpeedEngine:
         norm = self.engine.get_global_grad_norm()
         return None if norm is None else float(norm)
 
-# %% ../nbs/07b_engines.ipynb #c024
+# %% ../nbs/07b_engines.ipynb #c025
 @patch
 def reduce_gradients(self: DeepSpeedEngine) -> None:
     "Nothing: ZeRO reduces the gradients in `backward` (stage 2) or in `step`."
@@ -364,7 +364,7 @@ def check_engine(engine) -> Engine:
         raise TypeError(f"{type(engine).__name__} is not an engine: it has no {missing} (see engines.Engine)")
     return engine
 
-# %% ../nbs/07b_engines.ipynb #c027
+# %% ../nbs/07b_engines.ipynb #c028
 @dataclass(frozen=True)
 class TrainStep:
     "A train step that declares what its loss covers; called as `step(batch, scale, backward) -> dict of metrics`."
@@ -395,7 +395,7 @@ def check_step(step: Callable) -> Callable:
         pass
     return step
 
-# %% ../nbs/07b_engines.ipynb #c030
+# %% ../nbs/07b_engines.ipynb #c031
 _NOT_SAVED = ("loss_scaler", "param_slice_mappings")  # objects, not data: rebuilt by the engine of the resumed run
 
 

@@ -238,7 +238,7 @@ class MeasureSettings:
     "The options of the collapse measures and their defaults; the analysis sidecar records those that change numbers."
 
     min_per_class: int = 1  # keep classes with at least this many train samples
-    max_per_class: int | None = None  # ... and fewer than this many (None: no upper bound)
+    max_per_class: int | None = None  # and fewer than this many (None: no upper bound)
     kernels: tuple = ("log",)  # pair kernels: 'log' (the paper's CSV) and/or 'riesz'
     dist_exp: float = 2  # exponent e of the squared distance in the CDNV denominator: 2 the paper's, 1 Galanti et al.'s
     groups: tuple | None = None  # measure groups to compute (`GROUPS`; None: all that the inputs allow)
