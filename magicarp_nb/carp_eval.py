@@ -24,7 +24,7 @@ from .measures import nc_row
 from .probe import encode_labels, fit_probe, linear_probe, module_labels
 from .projection import projection_figure
 from .retrieval import encode_texts, retrieval_metrics
-from .runfiles import atomic_write
+from .runfiles import atomic_write, run_lock
 from .checkpoints import resolve_checkpoint, verify_checkpoint
 from .runtime import seed_everything
 from .sources import check_text_column, read_dataset
@@ -34,7 +34,7 @@ from .trainer import RESUME_MAY_CHANGE
 __all__ = ['zero_shot_model', 'rank_reviews', 'carp_nc_row', 'probe_collapse_row', 'carp_checkpoint', 'evaluate_run',
            'eval_tables', 'encode_run']
 
-# %% ../nbs/18_carp_eval.ipynb #z001
+# %% ../nbs/18_carp_eval.ipynb #c006
 @functools.lru_cache(maxsize=1)
 def zero_shot_model():
     "The pretrained MiniLM as a CARP model: one shared tower, mean pooling, normalised (built once)."
@@ -60,7 +60,7 @@ def rank_reviews(
     R = encode_texts(model.review_encoder, tokenizer, list(reviews), max_length)
     return (torch.nn.functional.normalize(R, dim=-1) @ torch.nn.functional.normalize(P, dim=-1).T)[:, 0]
 
-# %% ../nbs/18_carp_eval.ipynb #c006
+# %% ../nbs/18_carp_eval.ipynb #c012
 def carp_nc_row(
     X: torch.Tensor,  # (N, D) embeddings of the fitting part
     y: torch.Tensor,  # (N,) classes in [0, n_classes)
@@ -105,7 +105,7 @@ def probe_collapse_row(
     logits = torch.stack([-logits / 2, logits / 2], 1) if logits.ndim == 1 else logits
     return carp_nc_row(X[tr], y[tr], len(clf.classes_), W, X[te], y[te], logits)
 
-# %% ../nbs/18_carp_eval.ipynb #c011
+# %% ../nbs/18_carp_eval.ipynb #c017
 def carp_checkpoint(
     run_dir,  # a CARP run folder
     checkpoint="last",  # 'last', 'best', a step, or a checkpoint folder name in the run (`resolve_checkpoint`)
@@ -164,7 +164,7 @@ def _labels(cfg, ds, min_class_count: int) -> tuple:
     y[labelled], classes = encode_labels([lab for lab in labels if lab], min_class_count)
     return y, classes
 
-# %% ../nbs/18_carp_eval.ipynb #c012
+# %% ../nbs/18_carp_eval.ipynb #c018
 def evaluate_run(
     run_dir,  # a CARP run folder
     checkpoint: str = "last",  # 'last', 'best', a step, or a checkpoint folder name in the run
@@ -179,27 +179,34 @@ def evaluate_run(
     run = Path(run_dir)
     ck, cfg = carp_checkpoint(run, checkpoint)
     out = run / "eval"
-    ds = getattr(load_pairs(cfg.data), split)
-    y, classes = _labels(cfg, ds, min_class_count)
-    keep = torch.as_tensor(y >= 0)
-    prov = {"run": str(run.resolve()), "checkpoint": ck.name, "split": split}
-    summary = {**prov, "pairs": len(ds), "labelled": int(keep.sum()), "classes": len(classes), "models": {}}
-    summary["threads"], emb = torch.get_num_threads(), {}
-    for name, (model, tok, max_length) in _models(run, ck, cfg).items():
-        P, R, rate = _encode_pairs(name, model.eval(), tok, max_length, ds, out, prov, force_fresh, progress)
-        pairs = TokenizedPairs(ds["passage"], ds["review"], tok, max_length)
-        res = {"encode_texts_per_s": rate, "retrieval": retrieval_metrics(P, R, pairs.passage_keys, pairs.review_keys)}
-        if len(classes) >= 2:  # the probe and the collapse row need two labelled classes
-            yk, Pk, Rk = y[keep.numpy()], P[keep], R[keep]
-            res["probe_passage"], res["probe_review"] = linear_probe(Pk, yk, seed=seed), linear_probe(Rk, yk, seed=seed)
-            res["collapse_passage"] = probe_collapse_row(Pk, yk, seed=seed)
-        summary["models"][name], emb[name] = res, (P, R)
-    for method in methods:  # unlabelled pairs are drawn in grey
-        plt.close(projection_figure(emb, y, y, classes, method, seed, out / f"{method}.png"))
-    _write_tables(summary, out)
+    with run_lock(out, f"evaluating {run.name}"):  # one writer per folder, before the first write
+        ds = getattr(load_pairs(cfg.data), split)
+        y, classes = _labels(cfg, ds, min_class_count)
+        keep = torch.as_tensor(y >= 0)
+        prov = {"run": str(run.resolve()), "checkpoint": ck.name, "split": split}
+        summary = {**prov, "pairs": len(ds), "labelled": int(keep.sum()), "classes": len(classes), "models": {}}
+        summary["threads"], emb = torch.get_num_threads(), {}
+        for name, (model, tok, max_length) in _models(run, ck, cfg).items():
+            P, R, rate = _encode_pairs(name, model.eval(), tok, max_length, ds, out, prov, force_fresh, progress)
+            pairs = TokenizedPairs(ds["passage"], ds["review"], tok, max_length)
+            res = {
+                "encode_texts_per_s": rate,
+                "retrieval": retrieval_metrics(P, R, pairs.passage_keys, pairs.review_keys),
+            }
+            if len(classes) >= 2:  # the probe and the collapse row need two labelled classes
+                yk, Pk, Rk = y[keep.numpy()], P[keep], R[keep]
+                res["probe_passage"], res["probe_review"] = (
+                    linear_probe(Pk, yk, seed=seed),
+                    linear_probe(Rk, yk, seed=seed),
+                )
+                res["collapse_passage"] = probe_collapse_row(Pk, yk, seed=seed)
+            summary["models"][name], emb[name] = res, (P, R)
+        for method in methods:  # unlabelled pairs are drawn in grey
+            plt.close(projection_figure(emb, y, y, classes, method, seed, out / f"{method}.png"))
+        _write_tables(summary, out)
     return summary
 
-# %% ../nbs/18_carp_eval.ipynb #c013
+# %% ../nbs/18_carp_eval.ipynb #c019
 def eval_tables(summary: dict) -> dict:
     "`retrieval`, `probe` and `collapse` tables (one row per model) of an evaluation summary."
     models = summary["models"]
@@ -219,7 +226,7 @@ def _write_tables(summary: dict, out: Path) -> None:
         atomic_write(out / f"{name}.csv", table.to_csv())
     atomic_write(out / "summary.json", json.dumps(summary, indent=1))
 
-# %% ../nbs/18_carp_eval.ipynb #c018
+# %% ../nbs/18_carp_eval.ipynb #c026
 def _encode_texts(cfg, tower: str, split: str | None, source: str | None, column: str | None) -> tuple:
     "`(texts, split, column, source name)` to encode: the run's pairs, or a column of a table."
     if source is None:
@@ -239,7 +246,7 @@ def _encode_texts(cfg, tower: str, split: str | None, source: str | None, column
     check_text_column(ds, column, f"{what} split {split!r}", "column")
     return ds[column], split, column, what
 
-# %% ../nbs/18_carp_eval.ipynb #c019
+# %% ../nbs/18_carp_eval.ipynb #c027
 def _settled(cfg) -> dict:
     "A config as a dict without the keys a resumed run may change (a checkpoint from before the change is the run's)."
     d = to_dict(cfg)

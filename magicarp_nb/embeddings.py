@@ -15,7 +15,7 @@ import torch
 from tqdm.auto import tqdm
 
 from .retrieval import encode_ids
-from .runfiles import atomic_write
+from .runfiles import atomic_write, run_lock
 
 # %% auto #0
 __all__ = ['DTYPES', 'select_indices', 'source_fingerprint', 'encode_corpus', 'load_embeddings']
@@ -107,20 +107,20 @@ def encode_corpus(
         "max_length": max_length,
         "shard_size": shard_size,
     }
-    out_dir.mkdir(parents=True, exist_ok=True)
-    _check_manifest(out_dir, manifest, force_fresh)
-    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
-    bar = tqdm(total=len(idx), desc=f"encode {out_dir.name}", unit="text", disable=not progress, mininterval=2)
-    for k, s in enumerate(range(0, len(idx), shard_size)):
-        part = idx[s : s + shard_size]
-        if not _shard_path(out_dir, k).exists():
-            ids = tokenizer([texts[i] for i in part], truncation=True, max_length=max_length)["input_ids"]
-            E = encode_ids(encoder, ids, pad, batch_size).to(DTYPES[dtype])
-            tensors = {"embeddings": E.contiguous(), "indices": torch.tensor(part, dtype=torch.int64)}
-            meta = {"manifest_sha256": hashlib.sha256(json.dumps(manifest, sort_keys=True).encode()).hexdigest()}
-            atomic_write(_shard_path(out_dir, k), safetensors.torch.save(tensors, metadata=meta))
-        bar.update(len(part))
-    bar.close()
+    with run_lock(out_dir, f"encoding into {out_dir.name}"):  # one writer per folder, before the first write
+        _check_manifest(out_dir, manifest, force_fresh)
+        pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+        bar = tqdm(total=len(idx), desc=f"encode {out_dir.name}", unit="text", disable=not progress, mininterval=2)
+        for k, s in enumerate(range(0, len(idx), shard_size)):
+            part = idx[s : s + shard_size]
+            if not _shard_path(out_dir, k).exists():
+                ids = tokenizer([texts[i] for i in part], truncation=True, max_length=max_length)["input_ids"]
+                E = encode_ids(encoder, ids, pad, batch_size).to(DTYPES[dtype])
+                tensors = {"embeddings": E.contiguous(), "indices": torch.tensor(part, dtype=torch.int64)}
+                meta = {"manifest_sha256": hashlib.sha256(json.dumps(manifest, sort_keys=True).encode()).hexdigest()}
+                atomic_write(_shard_path(out_dir, k), safetensors.torch.save(tensors, metadata=meta))
+            bar.update(len(part))
+        bar.close()
     return out_dir
 
 # %% ../nbs/15_embeddings.ipynb #c011
