@@ -135,7 +135,7 @@ class TorchEngine:
             _Forward(self.model),
             device_ids=[device.index] if device.type == "cuda" else None,
             process_group=self.group,
-            broadcast_buffers=False,  # buffers (a momentum queue) stay each rank's, as without DDP
+            forward_sync_buffers=False,  # buffers (a momentum queue) are not broadcast at every forward
             find_unused_parameters=self.find_unused_parameters,  # a GradCache replay or one tower leaves weights out
         )
         self.ddp.register_comm_hook(self, _counted_allreduce)
