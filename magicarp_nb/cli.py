@@ -6,9 +6,7 @@
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
-import math
 import os
 import re
 import sys
@@ -16,78 +14,28 @@ import time
 from pathlib import Path
 
 import submitit
-from fastcore.docments import docments
 
 from .analyze import analyze, experiment_dirs, progress_table
 from .anymodel import collect_model
 from .carp_eval import encode_run
 from .collect import collect_checkpoint
-from .config import ConfigTypeError, TextDataConfig, config_yaml, list_presets, load_config
+from .config import TextDataConfig, config_yaml, list_presets, load_config
 from .distributed import barrier, launch_local, process_group, rank_of
 from .runfiles import stats_path
 from .gradcache import check_distributed_step
 from .launch import check_config, default_run_dir, grid, grid_specs, grid_summary, job_result
-from .launch import checkpoints_arg, comma_list, extra_arg, key_value_arg, layers_arg, positions_arg
-from .launch import positive_float, positive_int, shard_arg, whole
-from .launch import resolve_run_name, run_notebook, submit_grid, train
+from .launch import checkpoints_arg, resolve_run_name, run_notebook, submit_grid, train
+from .settings import ConfigTypeError, add_arguments, call_with, changed_options, cli_words
+from .settings import comma_list, executor_params, extra_arg, key_value_arg
+from .settings import layers_arg, positions_arg, positive_float, positive_int, shard_arg, whole
 from .checkpoints import select_checkpoints
 from .measures import GROUPS
 import torch
 
 # %% auto #0
-__all__ = ['EXPECTED_ERRORS', 'add_arguments', 'call_with', 'grid_parser', 'grid_runs', 'executor_params', 'grid_cli',
-           'analyze_command', 'check_report', 'check_distributed', 'train_command', 'is_run_folder', 'collect_command',
-           'encode_command', 'cli_words', 'guarded', 'run_command', 'main', 'grid_main']
-
-# %% ../nbs/32_cli.ipynb #c005c
-_PLAIN = {"int": int, "float": float, "str": str}
-
-
-def _help(doc: dict) -> str | None:
-    "A parameter's comment, with its default when that says something."
-    default = doc["default"]
-    if isinstance(default, (tuple, list)):
-        default = ",".join(map(str, default))
-    shown = "" if default in (None, inspect.Parameter.empty) or isinstance(default, bool) else f" (default: {default})"
-    return (doc["docment"] or "") + shown or None
-
-
-def add_arguments(
-    parser,  # an argparse parser or argument group
-    func,  # a function or a dataclass: each parameter (field) becomes an option
-    skip=(),  # parameters the command sets itself
-    only=None,  # the parameters to take (None: all but `skip`)
-    positional=(),  # parameters given as positional arguments
-    **options,  # per parameter: an argparse type, or add_argument keywords ('flag' renames the option)
-) -> list[str]:
-    "Options from `func`'s signature and docments: `--name`, its default, its comment as help; bool: `--[no-]name`."
-    added = []
-    for name, doc in docments(func, full=True).items():
-        if name == "return" or name in skip or (only is not None and name not in only):
-            continue
-        if doc.get("kind") in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
-            continue
-        kw = options.get(name, {})
-        kw = dict(kw) if isinstance(kw, dict) else {"type": kw}
-        flag = kw.pop("flag", "--" + name.replace("_", "-"))
-        kw = {"help": _help({**doc, "default": kw.get("default", doc["default"])}), **kw}
-        if name in positional:
-            parser.add_argument(name, **kw)
-        elif isinstance(doc["default"], bool):
-            parser.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=doc["default"], **kw)
-        else:
-            anno = doc["anno"].__name__ if isinstance(doc["anno"], type) else str(doc["anno"])
-            anno = re.sub(r"^Optional\[(.*)\]$", r"\1", anno.split("|")[0].strip())
-            kw = {"type": _PLAIN.get(anno, str), "default": doc["default"], **kw}
-            parser.add_argument(flag, dest=name, **kw)
-        added.append(name)
-    return added
-
-
-def call_with(func, a: argparse.Namespace, names, *args, **kwargs):
-    "`func(*args, name=value ...)` with the parsed options `names`; one left at None takes the function's default."
-    given = {n: getattr(a, n) for n in names if getattr(a, n) is not None}
-    return func(*args, **{**given, **kwargs})
+__all__ = ['EXPECTED_ERRORS', 'grid_parser', 'grid_runs', 'grid_cli', 'analyze_command', 'check_report', 'check_distributed',
+           'train_command', 'is_run_folder', 'collect_command', 'encode_command', 'guarded', 'run_command', 'main',
+           'grid_main']
 
 # %% ../nbs/32_cli.ipynb #c006
 def _parser() -> argparse.ArgumentParser:
@@ -222,32 +170,22 @@ def grid_runs(a) -> list[tuple[int, int, int]]:
         runs += [(d, w, int(s)) for s in seeds.split(",") if (d, w, int(s)) not in runs]
     return runs
 
-
-def _carp_grid_options(g: argparse.ArgumentParser, a) -> list[str]:
-    "The options given that mean nothing for a CARP grid (its runs differ by seed, and are evaluated, not collected)."
-    names = {"--depths": "depths", "--widths": "widths", "--extra": "extra", "--shards": "collect_shards",
+# %% ../nbs/32_cli.ipynb #c006c
+_NOT_CARP = {"--depths": "depths", "--widths": "widths", "--extra": "extra", "--shards": "collect_shards",
              "--checkpoints": "checkpoints", "--lr-width": "lr_width", "--analyze-groups": "analyze_groups",
              "--analyze-device": "analyze_device"}  # fmt: skip
-    return [flag for flag, name in names.items() if getattr(a, name) != g.get_default(name)]
+"The options that mean nothing for a CARP grid (its runs differ by seed, and are evaluated, not collected)."
 
 
-def executor_params(pairs: list) -> dict:
-    "Executor parameters from `key=value` strings (whole numbers become ints)."
-    params = {}
-    for kv in pairs:
-        k, v = kv.split("=", 1)
-        params[k] = int(v) if v.isdigit() else v
-    return params
-
-# %% ../nbs/32_cli.ipynb #c006c
 def grid_cli(argv=None) -> int:
     "`magicarp grid`: submits the stages of `submit_grid`; on a local executor waits, then prints the runs' summary."
     g = grid_parser()
     a = g.parse_args(argv)
     base = load_config(a.preset, a.overrides)
-    if base.task == "carp" and _carp_grid_options(g, a):
+    unused = changed_options(g, a, _NOT_CARP) if base.task == "carp" else []
+    if unused:
         raise ValueError(
-            f"{', '.join(_carp_grid_options(g, a))} mean nothing for the CARP preset {a.preset}: its runs differ by "
+            f"{', '.join(unused)} mean nothing for the CARP preset {a.preset}: its runs differ by "
             "--seeds only, and are evaluated, not collected and analysed"
         )
     runs = grid_runs(a)
@@ -306,7 +244,8 @@ def check_distributed(
 ) -> int:
     "Run the distributed self-check (in torchrun's ranks when launched by it, else in `nproc` new processes)."
     args = (global_batch, microbatch_size, backend)
-    ranks = int(os.environ.get("WORLD_SIZE", nproc or (torch.cuda.device_count() if torch.cuda.is_available() else 2)))
+    nproc = nproc or (torch.cuda.device_count() if torch.cuda.is_available() else 2)
+    ranks = int(os.environ.get("WORLD_SIZE", nproc))
     if global_batch < 2 * ranks:
         raise ValueError(f"global_batch={global_batch} must give each of the {ranks} ranks at least 2 pairs")
     if backend == "nccl" and not torch.cuda.is_available():
@@ -314,7 +253,6 @@ def check_distributed(
     if "WORLD_SIZE" in os.environ:  # torchrun started us: every rank runs the check, rank 0 reports
         result = check_distributed_step(*args)
     else:
-        nproc = nproc or (torch.cuda.device_count() if torch.cuda.is_available() else 2)
         result = check_distributed_step(*args) if nproc == 1 else launch_local(check_distributed_step, nproc, args)[0]
     ok, text = check_report(result, tolerance)
     if result["rank"] == 0:
@@ -343,11 +281,6 @@ def is_run_folder(model: str) -> bool:
     return path.exists() or model.startswith((".", "/", "~")) or model.count("/") > 1
 
 
-def _given(c: argparse.ArgumentParser, a, flags: dict) -> list[str]:
-    "The flags among `flags` ({flag: name}) whose value differs from the parser's default."
-    return [flag for flag, name in flags.items() if getattr(a, name) != c.get_default(name)]
-
-
 _MODEL_ONLY = {"--corpus": "corpus", "--out": "out_dir", "--tokenizer": "tokenizer", "--step": "step",
                "--block-size": "block_size", "--n-stories": "n_stories", "--max-texts": "max_texts",
                "--analyze": "analyze"}  # fmt: skip
@@ -357,7 +290,7 @@ _RUN_ONLY = {"--checkpoints": "checkpoints", "--shard": "shard"}
 def collect_command(c: argparse.ArgumentParser, a: argparse.Namespace) -> None:
     "`magicarp collect MODEL`: a run folder's checkpoints, else any causal LM (`anymodel.collect_model`)."
     run = is_run_folder(a.model)
-    wrong = _given(c, a, _MODEL_ONLY if run else _RUN_ONLY)
+    wrong = changed_options(c, a, _MODEL_ONLY if run else _RUN_ONLY)
     if wrong:
         verb = "is" if len(wrong) == 1 else "are"
         said = (
@@ -425,17 +358,6 @@ def _flags(ap: argparse.ArgumentParser, argv: list) -> set:
     "The option flags of the command `argv` runs (`--force`, `--batch-size`, ...), to name them in messages."
     chosen = ap.commands.get(next((x for x in argv if not x.startswith("-")), ""), ap)
     return set(re.findall(r"--[a-z][a-z0-9-]*", chosen.format_help()))
-
-
-def cli_words(message: str, flags: set) -> str:
-    "`message` with Python spellings of arguments (`force=True`, `batch_size=16`) as the command's flags."
-
-    def flag(m):
-        name, value = m[1].replace("_", "-"), m[2]
-        said = {"True": f"--{name}", "False": f"--no-{name}"}.get(value, f"--{name} {value}")
-        return said if said.split()[0] in flags else m[0]
-
-    return re.sub(r"\b([a-z][a-z0-9_]*)=(True|False|[\w.\-/]+)", flag, message)
 
 
 def guarded(run, debug: bool = False, flags: set = frozenset()) -> int:
