@@ -217,7 +217,7 @@ def analyze_command(ap: argparse.ArgumentParser, a) -> int:
         ap.error(f"analyze: {len(dirs)} experiments go into one CSV: give --out-csv")
     if a.report or a.report_only:
         for d in dirs:
-            print(f"# {d}\n{progress_table(d, a.min_per_class).to_string()}")
+            print(f"# {d}\n{call_with(progress_table, a, ['min_per_class'], d).to_string()}")  # None: its default
     if a.report_only:
         return 0
     print(call_with(analyze, a, a.options, dirs).to_string())
