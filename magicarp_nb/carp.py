@@ -14,7 +14,8 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from .config import CarpConfig, ConfigValueError, check_name, config_yaml, load_config
+from .config import CarpConfig, config_yaml, load_config
+from .settings import ConfigValueError, check_name
 from .data import PAIR_PIPELINES, MLMMasking, TokenizedPairs, duplicate_mask, load_pairs
 from .encoders import build_encoder, trim_padding
 from .engines import TrainStep, as_backward, check_engine_config

@@ -17,7 +17,8 @@ import torch
 
 from .carp import build_carp, load_carp
 from .collapse import AgreementStats, CollapseStats
-from .config import CarpConfig, load_config, to_dict
+from .config import CarpConfig, load_config
+from .settings import to_dict
 from .data import TokenizedPairs, load_pairs
 from .embeddings import encode_corpus, load_embeddings
 from .measures import nc_row

@@ -6,9 +6,7 @@
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
-import math
 import os
 import re
 import sys
@@ -16,80 +14,29 @@ import time
 from pathlib import Path
 
 import submitit
-from fastcore.docments import docments
 
 from .analyze import analyze, experiment_dirs, progress_table
 from .anymodel import collect_model
-from .carp_eval import encode_run
+from .carp_eval import encode_run, eval_tables, evaluate_run
 from .collect import collect_checkpoint
-from .config import ConfigTypeError, TextDataConfig, config_yaml, list_presets, load_config
+from .config import TextDataConfig, config_yaml, list_presets, load_config
 from .distributed import barrier, launch_local, process_group, rank_of
 from .runfiles import stats_path
-from .gradcache import check_distributed_step
+from .gradcache import check_distributed
 from .launch import check_config, default_run_dir, grid, grid_specs, grid_summary, job_result
-from .launch import checkpoints_arg, comma_list, extra_arg, key_value_arg, layers_arg, positions_arg
-from .launch import positive_float, positive_int, shard_arg, whole
-from .launch import resolve_run_name, run_notebook, submit_grid, train
+from .launch import checkpoints_arg, resolve_run_name, run_notebook, submit_grid, train
+from .settings import ConfigTypeError, add_arguments, call_with, changed_options, cli_words
+from .settings import comma_list, executor_params, extra_arg, key_value_arg
+from .settings import layers_arg, positions_arg, positive_float, positive_int, shard_arg, whole
 from .checkpoints import select_checkpoints
 from .measures import GROUPS, MeasureSettings
 import torch
 
 # %% auto #0
-__all__ = ['EXPECTED_ERRORS', 'add_arguments', 'call_with', 'grid_parser', 'grid_runs', 'executor_params', 'grid_cli',
-           'analyze_command', 'check_report', 'check_distributed', 'train_command', 'is_run_folder', 'collect_command',
-           'encode_command', 'cli_words', 'guarded', 'run_command', 'main', 'grid_main']
+__all__ = ['EXPECTED_ERRORS', 'grid_parser', 'grid_runs', 'grid_cli', 'analyze_command', 'train_command', 'is_run_folder',
+           'collect_command', 'encode_command', 'guarded', 'run_command', 'main', 'grid_main']
 
-# %% ../nbs/32_cli.ipynb #c005c
-_PLAIN = {"int": int, "float": float, "str": str}
-
-
-def _help(doc: dict) -> str | None:
-    "A parameter's comment, with its default when that says something."
-    default = doc["default"]
-    if isinstance(default, (tuple, list)):
-        default = ",".join(map(str, default))
-    shown = "" if default in (None, inspect.Parameter.empty) or isinstance(default, bool) else f" (default: {default})"
-    return (doc["docment"] or "") + shown or None
-
-
-def add_arguments(
-    parser,  # an argparse parser or argument group
-    func,  # a function or a dataclass: each parameter (field) becomes an option
-    skip=(),  # parameters the command sets itself
-    only=None,  # the parameters to take (None: all but `skip`)
-    positional=(),  # parameters given as positional arguments
-    **options,  # per parameter: an argparse type, or add_argument keywords ('flag' renames the option)
-) -> list[str]:
-    "Options from `func`'s signature and docments: `--name`, its default, its comment as help; bool: `--[no-]name`."
-    added = []
-    for name, doc in docments(func, full=True).items():
-        if name == "return" or name in skip or (only is not None and name not in only):
-            continue
-        if doc.get("kind") in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
-            continue
-        kw = options.get(name, {})
-        kw = dict(kw) if isinstance(kw, dict) else {"type": kw}
-        flag = kw.pop("flag", "--" + name.replace("_", "-"))
-        kw = {"help": _help({**doc, "default": kw.get("default", doc["default"])}), **kw}
-        if name in positional:
-            parser.add_argument(name, **kw)
-        elif isinstance(doc["default"], bool):
-            parser.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=doc["default"], **kw)
-        else:
-            anno = doc["anno"].__name__ if isinstance(doc["anno"], type) else str(doc["anno"])
-            anno = re.sub(r"^Optional\[(.*)\]$", r"\1", anno.split("|")[0].strip())
-            kw = {"type": _PLAIN.get(anno, str), "default": doc["default"], **kw}
-            parser.add_argument(flag, dest=name, **kw)
-        added.append(name)
-    return added
-
-
-def call_with(func, a: argparse.Namespace, names, *args, **kwargs):
-    "`func(*args, name=value ...)` with the parsed options `names`; one left at None takes the function's default."
-    given = {n: getattr(a, n) for n in names if getattr(a, n) is not None}
-    return func(*args, **{**given, **kwargs})
-
-# %% ../nbs/32_cli.ipynb #c006
+# %% ../nbs/32_cli.ipynb #c005
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="magicarp", description="magicarp_nb from the command line.")
     ap.add_argument("--debug", action="store_true", help="a failure prints its traceback (also: MAGICARP_DEBUG=1)")
@@ -121,6 +68,17 @@ def _parser() -> argparse.ArgumentParser:
             shard_size=positive_int,
         )
     )
+    v = sub.add_parser("eval", help="evaluate a CARP run into <run>/eval/: retrieval, probe, projections, collapse")
+    v.set_defaults(
+        options=add_arguments(
+            v,
+            evaluate_run,
+            positional=("run_dir",),
+            split={"choices": ["validation", "train"]},
+            min_class_count=positive_int,
+            methods=comma_list("umap", "pca"),
+        )
+    )
     _grid_arguments(sub.add_parser("grid", help="train → collect → analyze a grid of runs, on Slurm or locally"))
     d = sub.add_parser("check-distributed", help="N-rank contrastive step vs one process: max relative difference")
     d.set_defaults(
@@ -137,7 +95,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.commands = dict(sub.choices)  # each command's parser, to name its flags in error messages
     return ap
 
-# %% ../nbs/32_cli.ipynb #c006a
+# %% ../nbs/32_cli.ipynb #c006
 def _collect_arguments(c: argparse.ArgumentParser) -> None:
     "The options of `magicarp collect`: `collect_model`'s, the corpus fields it passes on, and a run's own."
     model = add_arguments(
@@ -182,7 +140,7 @@ def _analyze_arguments(a: argparse.ArgumentParser) -> None:
     a.add_argument("--report", action="store_true", help="first print what is collected per checkpoint")
     a.add_argument("--report-only", action="store_true", help="print what is collected per checkpoint, analyse nothing")
 
-# %% ../nbs/32_cli.ipynb #c006b
+# %% ../nbs/32_cli.ipynb #c007
 def _grid_arguments(g: argparse.ArgumentParser) -> None:
     "The options of `magicarp grid`: the runs (depths × widths × seeds, `--extra`), then `launch.submit_grid`'s."
     g.add_argument("--depths", type=positive_int, nargs="+", default=[1, 2], help="causal LMs (default: 1 2)")
@@ -224,32 +182,22 @@ def grid_runs(a) -> list[tuple[int, int, int]]:
         runs += [(d, w, int(s)) for s in seeds.split(",") if (d, w, int(s)) not in runs]
     return runs
 
-
-def _carp_grid_options(g: argparse.ArgumentParser, a) -> list[str]:
-    "The options given that mean nothing for a CARP grid (its runs differ by seed, and are evaluated, not collected)."
-    names = {"--depths": "depths", "--widths": "widths", "--extra": "extra", "--shards": "collect_shards",
+# %% ../nbs/32_cli.ipynb #c008
+_NOT_CARP = {"--depths": "depths", "--widths": "widths", "--extra": "extra", "--shards": "collect_shards",
              "--checkpoints": "checkpoints", "--lr-width": "lr_width", "--analyze-groups": "analyze_groups",
              "--analyze-device": "analyze_device"}  # fmt: skip
-    return [flag for flag, name in names.items() if getattr(a, name) != g.get_default(name)]
+"The options that mean nothing for a CARP grid (its runs differ by seed, and are evaluated, not collected)."
 
 
-def executor_params(pairs: list) -> dict:
-    "Executor parameters from `key=value` strings (whole numbers become ints)."
-    params = {}
-    for kv in pairs:
-        k, v = kv.split("=", 1)
-        params[k] = int(v) if v.isdigit() else v
-    return params
-
-# %% ../nbs/32_cli.ipynb #c006c
 def grid_cli(argv=None) -> int:
     "`magicarp grid`: submits the stages of `submit_grid`; on a local executor waits, then prints the runs' summary."
     g = grid_parser()
     a = g.parse_args(argv)
     base = load_config(a.preset, a.overrides)
-    if base.task == "carp" and _carp_grid_options(g, a):
+    unused = changed_options(g, a, _NOT_CARP) if base.task == "carp" else []
+    if unused:
         raise ValueError(
-            f"{', '.join(_carp_grid_options(g, a))} mean nothing for the CARP preset {a.preset}: its runs differ by "
+            f"{', '.join(unused)} mean nothing for the CARP preset {a.preset}: its runs differ by "
             "--seeds only, and are evaluated, not collected and analysed"
         )
     runs = grid_runs(a)
@@ -268,7 +216,7 @@ def grid_cli(argv=None) -> int:
         )
     return 0
 
-# %% ../nbs/32_cli.ipynb #c007
+# %% ../nbs/32_cli.ipynb #c009
 def analyze_command(ap: argparse.ArgumentParser, a) -> int:
     "`magicarp analyze`: options checked (usage errors through `ap`), then the progress report and the analysis."
     specs = list(a.experiment_dir) + list(a.glob)
@@ -288,42 +236,6 @@ def analyze_command(ap: argparse.ArgumentParser, a) -> int:
     print(call_with(analyze, a, a.options, dirs, settings=settings).to_string())
     return 0
 
-# %% ../nbs/32_cli.ipynb #c009
-def check_report(result: dict, tolerance: float) -> tuple[bool, str]:
-    "`(ok, text)`: the per-rank table of a `check_distributed_step` result and its verdict against `tolerance`."
-    rows = [f"world size {result['world_size']}, backend {result['backend']}", "rank  max rel. grad diff  step (s)"]
-    rows += [f"{r['rank']:>4}  {r['max_rel_diff']:>18.2e}  {r['step_seconds']:>8.3f}" for r in result["per_rank"]]
-    worst = max(r["max_rel_diff"] for r in result["per_rank"])
-    ok = worst <= tolerance
-    rows.append(f"max relative gradient difference {worst:.2e} {'<=' if ok else '>'} tolerance {tolerance:.0e}: "
-                f"{'OK' if ok else 'FAILED'}")  # fmt: skip
-    return ok, "\n".join(rows)
-
-
-def check_distributed(
-    nproc: int | None = None,  # processes to start (None: the visible GPUs, else 2)
-    tolerance: float = 1e-5,  # largest relative gradient difference accepted
-    backend: str | None = None,  # None: NCCL on GPUs, gloo on CPU
-    global_batch: int = 8,  # pairs in the global batch
-    microbatch_size: int = 2,  # items per encoder forward
-) -> int:
-    "Run the distributed self-check (in torchrun's ranks when launched by it, else in `nproc` new processes)."
-    args = (global_batch, microbatch_size, backend)
-    ranks = int(os.environ.get("WORLD_SIZE", nproc or (torch.cuda.device_count() if torch.cuda.is_available() else 2)))
-    if global_batch < 2 * ranks:
-        raise ValueError(f"global_batch={global_batch} must give each of the {ranks} ranks at least 2 pairs")
-    if backend == "nccl" and not torch.cuda.is_available():
-        raise ValueError("backend=nccl needs CUDA GPUs, which this machine does not have; use gloo")
-    if "WORLD_SIZE" in os.environ:  # torchrun started us: every rank runs the check, rank 0 reports
-        result = check_distributed_step(*args)
-    else:
-        nproc = nproc or (torch.cuda.device_count() if torch.cuda.is_available() else 2)
-        result = check_distributed_step(*args) if nproc == 1 else launch_local(check_distributed_step, nproc, args)[0]
-    ok, text = check_report(result, tolerance)
-    if result["rank"] == 0:
-        print(text)
-    return 0 if ok else 1
-
 # %% ../nbs/32_cli.ipynb #c010
 def train_command(cfg, run_dir: Path, resume: bool = True) -> int:
     "`magicarp train`: one process, or data parallel in the ranks torchrun started; prints the summary as JSON."
@@ -334,6 +246,7 @@ def train_command(cfg, run_dir: Path, resume: bool = True) -> int:
         result = train(cfg, run_dir, resume=resume, group=group)
         if rank_of(group) == 0:
             print(json.dumps(result.summary()))
+        del result  # the trainer's engine (DDP) goes before the process group does
     return 0
 
 # %% ../nbs/32_cli.ipynb #c011
@@ -346,11 +259,6 @@ def is_run_folder(model: str) -> bool:
     return path.exists() or model.startswith((".", "/", "~")) or model.count("/") > 1
 
 
-def _given(c: argparse.ArgumentParser, a, flags: dict) -> list[str]:
-    "The flags among `flags` ({flag: name}) whose value differs from the parser's default."
-    return [flag for flag, name in flags.items() if getattr(a, name) != c.get_default(name)]
-
-
 _MODEL_ONLY = {"--corpus": "corpus", "--out": "out_dir", "--tokenizer": "tokenizer", "--step": "step",
                "--block-size": "block_size", "--n-stories": "n_stories", "--max-texts": "max_texts",
                "--analyze": "analyze"}  # fmt: skip
@@ -360,7 +268,7 @@ _RUN_ONLY = {"--checkpoints": "checkpoints", "--shard": "shard"}
 def collect_command(c: argparse.ArgumentParser, a: argparse.Namespace) -> None:
     "`magicarp collect MODEL`: a run folder's checkpoints, else any causal LM (`anymodel.collect_model`)."
     run = is_run_folder(a.model)
-    wrong = _given(c, a, _MODEL_ONLY if run else _RUN_ONLY)
+    wrong = changed_options(c, a, _MODEL_ONLY if run else _RUN_ONLY)
     if wrong:
         verb = "is" if len(wrong) == 1 else "are"
         said = (
@@ -384,7 +292,7 @@ def collect_command(c: argparse.ArgumentParser, a: argparse.Namespace) -> None:
     else:
         _collect_run(a)
 
-# %% ../nbs/32_cli.ipynb #c011b
+# %% ../nbs/32_cli.ipynb #c012
 def _collect_run(a: argparse.Namespace) -> None:
     "A run folder's checkpoints in one process, or under torchrun each rank collects its shard of the train pass."
     shard, world = a.shard, int(os.environ.get("WORLD_SIZE", 1))
@@ -410,7 +318,7 @@ def _collect_run(a: argparse.Namespace) -> None:
                 collect_checkpoint(ck, stages, resume=a.resume, **opts)
             barrier(group)
 
-# %% ../nbs/32_cli.ipynb #c012
+# %% ../nbs/32_cli.ipynb #c013
 def encode_command(a: argparse.Namespace) -> Path:
     "`magicarp encode`: `carp_eval.encode_run` with the parsed options; prints what was written and how long it took."
     t0 = time.perf_counter()
@@ -419,7 +327,7 @@ def encode_command(a: argparse.Namespace) -> Path:
     print(f"{n} embeddings in {out} ({time.perf_counter() - t0:.1f} s with loading the checkpoint)")
     return out
 
-# %% ../nbs/32_cli.ipynb #c014
+# %% ../nbs/32_cli.ipynb #c015
 EXPECTED_ERRORS = (ValueError, KeyError, OSError, RuntimeError, FloatingPointError, ImportError, ConfigTypeError)
 "What a command's user can cause and mend: a config, a missing or damaged file, a refused lock, a full disk."
 
@@ -428,17 +336,6 @@ def _flags(ap: argparse.ArgumentParser, argv: list) -> set:
     "The option flags of the command `argv` runs (`--force`, `--batch-size`, ...), to name them in messages."
     chosen = ap.commands.get(next((x for x in argv if not x.startswith("-")), ""), ap)
     return set(re.findall(r"--[a-z][a-z0-9-]*", chosen.format_help()))
-
-
-def cli_words(message: str, flags: set) -> str:
-    "`message` with Python spellings of arguments (`force=True`, `batch_size=16`) as the command's flags."
-
-    def flag(m):
-        name, value = m[1].replace("_", "-"), m[2]
-        said = {"True": f"--{name}", "False": f"--no-{name}"}.get(value, f"--{name} {value}")
-        return said if said.split()[0] in flags else m[0]
-
-    return re.sub(r"\b([a-z][a-z0-9_]*)=(True|False|[\w.\-/]+)", flag, message)
 
 
 def guarded(run, debug: bool = False, flags: set = frozenset()) -> int:
@@ -455,7 +352,21 @@ def guarded(run, debug: bool = False, flags: set = frozenset()) -> int:
         print(f"error: {' '.join(cli_words(str(text), flags).split())}", file=sys.stderr)
         return 1
 
-# %% ../nbs/32_cli.ipynb #c015
+# %% ../nbs/32_cli.ipynb #c016
+def _eval_command(a: argparse.Namespace) -> None:
+    "`magicarp eval`: the run's evaluation into `<run>/eval/`, and its tables."
+    summary = call_with(evaluate_run, a, a.options)
+    for name, table in eval_tables(summary).items():
+        print(f"# {name} ({Path(a.run_dir) / 'eval' / name}.csv)\n{table.to_string()}")
+
+
+def _figures_command(a: argparse.Namespace) -> None:
+    "`magicarp figures`: the run_figures notebook executed into the experiment folder."
+    if not Path(a.experiment_dir).is_dir():
+        raise FileNotFoundError(f"experiment folder {a.experiment_dir} does not exist")
+    run_notebook("figures", a.experiment_dir, experiment_dir=Path(a.experiment_dir))
+
+
 def run_command(argv: list) -> int:
     "Parse and run one `magicarp` command; failures raise (`main` reports them)."
     if argv[:1] == ["grid"]:
@@ -469,19 +380,15 @@ def run_command(argv: list) -> int:
             print(f"# run folder: {run_dir}\n{config_yaml(cfg)}", end="")
             return 0
         return train_command(cfg, run_dir, resume=not a.no_resume)
-    elif a.command == "collect":
-        collect_command(ap.commands["collect"], a)
-    elif a.command == "encode":
-        encode_command(a)
-    elif a.command == "analyze":
-        return analyze_command(ap, a)
-    elif a.command == "figures":
-        if not Path(a.experiment_dir).is_dir():
-            raise FileNotFoundError(f"experiment folder {a.experiment_dir} does not exist")
-        run_notebook("figures", a.experiment_dir, experiment_dir=Path(a.experiment_dir))
-    elif a.command == "check-distributed":
-        return call_with(check_distributed, a, a.options)
-    return 0
+    commands = {
+        "collect": lambda: collect_command(ap.commands["collect"], a),
+        "encode": lambda: encode_command(a),
+        "eval": lambda: _eval_command(a),
+        "analyze": lambda: analyze_command(ap, a),
+        "figures": lambda: _figures_command(a),
+        "check-distributed": lambda: call_with(check_distributed, a, a.options),
+    }
+    return commands[a.command]() or 0
 
 
 def _argv(argv) -> tuple[list, bool]:

@@ -17,7 +17,8 @@ import torch
 import torch.nn.functional as F
 from transformers import AutoModelForCausalLM, GPTNeoConfig, GPTNeoForCausalLM
 
-from .config import CLMConfig, CLMModelConfig, ConfigValueError, check_name, config_yaml, load_config
+from .config import CLMConfig, CLMModelConfig, config_yaml, load_config
+from .settings import ConfigValueError, check_name
 from .data import load_tokenizer, prepare_text_blocks, unigram_cross_entropy, unigram_entropy
 from .objectives import simctg_loss
 from .runfiles import arch_name, has_checkpoints, replace_dir, run_lock, start_run, writing

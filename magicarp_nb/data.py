@@ -17,7 +17,7 @@ import torch
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
 from transformers import AutoTokenizer, DataCollatorForLanguageModeling, PreTrainedTokenizerFast
 
-from .config import registrar
+from .settings import registrar
 from .corpora import extract_stdlib_pairs, corpus_of
 from .sources import check_text_column, read_dataset, require_hub
 

@@ -97,10 +97,17 @@ class _Forward(torch.nn.Module):
         return fn(*args, **kwargs)
 
 
-def _counted_allreduce(engine, bucket):
+class _Reductions:
+    "The state of the counting hook: the group and the count (not the engine, which holds DDP: no cycle to collect)."
+
+    def __init__(self, group):
+        self.group, self.count = group, 0
+
+
+def _counted_allreduce(state: _Reductions, bucket):
     "DDP's own all-reduce hook (the mean over the ranks), counting the reductions: one per optimiser step."
-    engine.reductions += bucket.is_last()
-    return allreduce_hook(engine.group, bucket)
+    state.count += bucket.is_last()
+    return allreduce_hook(state.group, bucket)
 
 
 class TorchEngine:
@@ -112,7 +119,7 @@ class TorchEngine:
         self.find_unused_parameters = find_unused_parameters
         self.model = self.optimizer = self.cfg = self.group = self.ddp = None
         self.after_step: list = []
-        self.reductions = 0  # gradient reductions over the ranks so far (DDP's: one per optimiser step)
+        self._count = _Reductions(None)  # gradient reductions over the ranks so far (`reductions`)
         self._local = self._armed = self._pending = False
         self._trainable: list = []
         self.backward = Backward(self._backward, self._forward, self._no_sync)
@@ -138,7 +145,13 @@ class TorchEngine:
             forward_sync_buffers=False,  # buffers (a momentum queue) are not broadcast at every forward
             find_unused_parameters=self.find_unused_parameters,  # a GradCache replay or one tower leaves weights out
         )
-        self.ddp.register_comm_hook(self, _counted_allreduce)
+        self._count.group = self.group
+        self.ddp.register_comm_hook(self._count, _counted_allreduce)
+
+    @property
+    def reductions(self) -> int:
+        "Gradient reductions over the ranks so far: DDP's (one per optimiser step), or the threads' averages."
+        return self._count.count
 
 # %% ../nbs/07b_engines.ipynb #c009
 @patch
@@ -184,7 +197,7 @@ def reduce_gradients(self: TorchEngine) -> None:
         self._pending = False
     elif self.ddp is None and world_size_of(self.group) > 1:  # threads standing in for ranks (distributed.ThreadGroup)
         average_gradients(self.model.parameters(), self.group)
-        self.reductions += 1
+        self._count.count += 1
 
 
 @patch

@@ -6,13 +6,14 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from typing import Callable
 
 import torch
 from torch.utils.checkpoint import get_device_states, set_device_states
 
-from .distributed import default_backend, gather_sizes, gather_with_grad, process_group
+from .distributed import default_backend, gather_sizes, gather_with_grad, launch_local, process_group
 from .distributed import ThreadGroup, all_gather, rank_of, world_size_of
 from .config import EncoderConfig, TrainConfig
 from .encoders import build_encoder
@@ -21,7 +22,7 @@ from .objectives import InfoNCE
 
 # %% auto #0
 __all__ = ['batch_size_of', 'microbatch_indices', 'take', 'RngSnapshot', 'encode_without_graph', 'backward_replayed',
-           'contrastive_step', 'check_distributed_step', 'recompute_step']
+           'contrastive_step', 'check_distributed_step', 'check_report', 'check_distributed', 'recompute_step']
 
 # %% ../nbs/12_gradcache.ipynb #c006
 def batch_size_of(batch: dict) -> int:
@@ -186,49 +187,96 @@ def check_distributed_step(
     dtype: str = "float64",  # the tower's dtype (float64 keeps float32 rounding out of the comparison)
 ) -> dict:
     "Join torchrun's group; the N-rank step through the torch engine vs one process: gradient difference, reductions."
-    with process_group(backend) as group:
-        rank, n = rank_of(group), world_size_of(group)
-        on_gpu = (backend or default_backend()) == "nccl"
-        device = torch.device("cuda", torch.cuda.current_device()) if on_gpu else torch.device("cpu")
-        torch.manual_seed(0)
-        cfg = EncoderConfig(random_init=True, dropout=0.0, backbone_overrides=dict(
-            num_hidden_layers=1, hidden_size=32, num_attention_heads=2, intermediate_size=64))  # fmt: skip
-        model = torch.nn.ModuleDict(dict(enc=build_encoder(cfg)[0], obj=InfoNCE(temperature=0.1)))
-        enc, obj = model["enc"].to(device, getattr(torch, dtype)), model["obj"].to(device)
-        vocab = enc.backbone.config.vocab_size
-        bp, br = _check_batch(global_batch, vocab, device), _check_batch(global_batch + 1, vocab, device)
-        br = {k: v[1:] for k, v in br.items()}
-        mask = torch.eye(global_batch, dtype=torch.bool, device=device)
-        mask[0, -1] = mask[-1, 0] = True  # a duplicate pair between the first and the last rank
-        loss_fn = lambda P, R: obj(P, R, mask)  # noqa: E731
-        params = [*enc.parameters(), *obj.parameters()]
-        contrastive_step(enc, enc, loss_fn, bp, br, microbatch_size, group=ThreadGroup.create(1)[0])  # one process
-        ref = [p.grad.clone() if p.grad is not None else torch.zeros_like(p) for p in params]
-        model.zero_grad(set_to_none=True)
-        engine, idx = TorchEngine(), torch.arange(global_batch).tensor_split(n)[rank].to(device)
-        engine.setup(model, torch.optim.SGD(model.parameters(), lr=0.0), TrainConfig(), group)
-        start = time.perf_counter()
-        contrastive_step(
-            enc, enc, loss_fn, take(bp, idx), take(br, idx), microbatch_size, backward=engine.backward, group=group
-        )
-        engine.reduce_gradients()
-        seconds, diff = time.perf_counter() - start, _rel_diff(params, ref)
-        mine = torch.tensor([diff, seconds, engine.reductions], device=device, dtype=torch.float64)
-        every = torch.stack(all_gather(mine, group)).cpu()
-        return dict(
-            rank=rank,
-            world_size=n,
-            backend=(backend or default_backend()) if n > 1 else "none",
-            max_rel_diff=diff,
-            step_seconds=seconds,
-            reductions=engine.reductions,
-            per_rank=[
-                dict(rank=r, max_rel_diff=float(d), step_seconds=float(s), reductions=int(k))
-                for r, (d, s, k) in enumerate(every)
-            ],
-        )
+    with process_group(backend) as group:  # the engine (DDP) ends inside the call, before the group does
+        return _check_in_group(group, global_batch, microbatch_size, backend, dtype)
 
-# %% ../nbs/12_gradcache.ipynb #c036
+
+def _check_in_group(group, global_batch: int, microbatch_size: int, backend: str | None, dtype: str) -> dict:
+    rank, n = rank_of(group), world_size_of(group)
+    on_gpu = (backend or default_backend()) == "nccl"
+    device = torch.device("cuda", torch.cuda.current_device()) if on_gpu else torch.device("cpu")
+    torch.manual_seed(0)
+    cfg = EncoderConfig(random_init=True, dropout=0.0, backbone_overrides=dict(
+        num_hidden_layers=1, hidden_size=32, num_attention_heads=2, intermediate_size=64))  # fmt: skip
+    model = torch.nn.ModuleDict(dict(enc=build_encoder(cfg)[0], obj=InfoNCE(temperature=0.1)))
+    enc, obj = model["enc"].to(device, getattr(torch, dtype)), model["obj"].to(device)
+    vocab = enc.backbone.config.vocab_size
+    bp, br = _check_batch(global_batch, vocab, device), _check_batch(global_batch + 1, vocab, device)
+    br = {k: v[1:] for k, v in br.items()}
+    mask = torch.eye(global_batch, dtype=torch.bool, device=device)
+    mask[0, -1] = mask[-1, 0] = True  # a duplicate pair between the first and the last rank
+    loss_fn = lambda P, R: obj(P, R, mask)  # noqa: E731
+    params = [*enc.parameters(), *obj.parameters()]
+    contrastive_step(enc, enc, loss_fn, bp, br, microbatch_size, group=ThreadGroup.create(1)[0])  # one process
+    ref = [p.grad.clone() if p.grad is not None else torch.zeros_like(p) for p in params]
+    model.zero_grad(set_to_none=True)
+    engine, idx = TorchEngine(), torch.arange(global_batch).tensor_split(n)[rank].to(device)
+    engine.setup(model, torch.optim.SGD(model.parameters(), lr=0.0), TrainConfig(), group)
+    start = time.perf_counter()
+    contrastive_step(
+        enc, enc, loss_fn, take(bp, idx), take(br, idx), microbatch_size, backward=engine.backward, group=group
+    )
+    engine.reduce_gradients()
+    seconds, diff = time.perf_counter() - start, _rel_diff(params, ref)
+    mine = torch.tensor([diff, seconds, engine.reductions], device=device, dtype=torch.float64)
+    every = torch.stack(all_gather(mine, group)).cpu()
+    return dict(
+        rank=rank,
+        world_size=n,
+        backend=(backend or default_backend()) if n > 1 else "none",
+        max_rel_diff=diff,
+        step_seconds=seconds,
+        reductions=engine.reductions,
+        per_rank=[
+            dict(rank=r, max_rel_diff=float(d), step_seconds=float(s), reductions=int(k))
+            for r, (d, s, k) in enumerate(every)
+        ],
+    )
+
+# %% ../nbs/12_gradcache.ipynb #c034
+def check_report(result: dict, tolerance: float) -> tuple[bool, str]:
+    "`(ok, text)`: the per-rank table of a `check_distributed_step` result and its verdict against `tolerance`."
+    head = "rank  max rel. grad diff  step (s)  reductions"
+    rows = [f"world size {result['world_size']}, backend {result['backend']}", head]
+    rows += [f"{r['rank']:>4}  {r['max_rel_diff']:>18.2e}  {r['step_seconds']:>8.3f}  {r.get('reductions', '-'):>10}"
+             for r in result["per_rank"]]  # fmt: skip
+    worst = max(r["max_rel_diff"] for r in result["per_rank"])
+    ok = worst <= tolerance
+    rows.append(f"max relative gradient difference {worst:.2e} {'<=' if ok else '>'} tolerance {tolerance:.0e}: "
+                f"{'OK' if ok else 'FAILED'}")  # fmt: skip
+    if result["world_size"] > 1:  # DDP reduces once per step, however many backward passes the step makes
+        counts = sorted({r.get("reductions") for r in result["per_rank"]}, key=str)
+        once = counts == [1]
+        rows.append(f"gradient reductions per step {counts}: {'OK' if once else 'FAILED (expected exactly one)'}")
+        ok = ok and once
+    return ok, "\n".join(rows)
+
+
+def check_distributed(
+    nproc: int | None = None,  # processes to start (None: the visible GPUs, else 2)
+    tolerance: float = 1e-5,  # largest relative gradient difference accepted
+    backend: str | None = None,  # None: NCCL on GPUs, gloo on CPU
+    global_batch: int = 8,  # pairs in the global batch
+    microbatch_size: int = 2,  # items per encoder forward
+) -> int:
+    "Run the distributed self-check (in torchrun's ranks when launched by it, else in `nproc` new processes)."
+    args = (global_batch, microbatch_size, backend)
+    nproc = nproc or (torch.cuda.device_count() if torch.cuda.is_available() else 2)
+    ranks = int(os.environ.get("WORLD_SIZE", nproc))
+    if global_batch < 2 * ranks:
+        raise ValueError(f"global_batch={global_batch} must give each of the {ranks} ranks at least 2 pairs")
+    if backend == "nccl" and not torch.cuda.is_available():
+        raise ValueError("backend=nccl needs CUDA GPUs, which this machine does not have; use gloo")
+    if "WORLD_SIZE" in os.environ:  # torchrun started us: every rank runs the check, rank 0 reports
+        result = check_distributed_step(*args)
+    else:
+        result = check_distributed_step(*args) if nproc == 1 else launch_local(check_distributed_step, nproc, args)[0]
+    ok, text = check_report(result, tolerance)
+    if result["rank"] == 0:
+        print(text)
+    return 0 if ok else 1
+
+# %% ../nbs/12_gradcache.ipynb #c039
 def recompute_step(
     encode_p: Callable,  # as in `contrastive_step`
     encode_r: Callable,

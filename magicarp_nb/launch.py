@@ -9,7 +9,6 @@ import argparse
 import functools
 import importlib.resources
 import json
-import math
 import os
 import re
 from dataclasses import dataclass
@@ -26,19 +25,19 @@ from .carp import carp_run_name, check_carp, train_carp
 from .carp_eval import evaluate_run
 from .clm import check_clm, clm_run_name, train_clm
 from .collect import collect_checkpoint
-from .config import apply_overrides, load_config
+from .config import load_config
 from .figures import experiment_figures
 from .measures import GROUPS
+from .settings import apply_overrides
 from .runtime import parse_device, resolve_device
 from .runfiles import atomic_write
 from .checkpoints import checkpoint_spec, select_checkpoints
 from .trainer import TrainResult
 
 # %% auto #0
-__all__ = ['TASKS', 'positive_int', 'Task', 'run_name', 'default_run_dir', 'resolve_run_name', 'check_config', 'train',
-           'runner_path', 'run_notebook', 'grid', 'train_stage', 'collect_stage', 'analyze_stage', 'eval_stage',
-           'job_result', 'grid_specs', 'submit_grid', 'grid_summary', 'comma_list', 'whole', 'positions_arg',
-           'positive_float', 'shard_arg', 'checkpoints_arg', 'layers_arg', 'extra_arg', 'key_value_arg']
+__all__ = ['TASKS', 'Task', 'run_name', 'default_run_dir', 'resolve_run_name', 'check_config', 'train', 'runner_path',
+           'run_notebook', 'grid', 'train_stage', 'collect_stage', 'analyze_stage', 'eval_stage', 'job_result',
+           'grid_specs', 'submit_grid', 'grid_summary', 'checkpoints_arg']
 
 # %% ../nbs/31_launch.ipynb #c006
 @dataclass(frozen=True)
@@ -359,85 +358,9 @@ def grid_summary(specs: list) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 # %% ../nbs/31_launch.ipynb #c061
-def comma_list(*choices: str):
-    "An argparse type: comma-separated values, each one of `choices` (a typo is a usage error naming them)."
-
-    def parse(text: str) -> tuple:
-        values = tuple(v.strip() for v in text.split(",") if v.strip())
-        bad = [v for v in values if v not in choices]
-        if bad or not values:
-            raise argparse.ArgumentTypeError(f"{text!r}: choose comma-separated values from {', '.join(choices)}")
-        return values
-
-    return parse
-
-
-def whole(least: int = 1):
-    "An argparse type: a whole number ≥ `least`."
-
-    def parse(text: str) -> int:
-        if not re.fullmatch(r"\d+", text) or int(text) < least:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number ≥ {least}")
-        return int(text)
-
-    return parse
-
-
-positive_int = whole(1)
-
-
-def positions_arg(text: str) -> list:
-    "An argparse type: comma-separated dataset positions."
-    if not re.fullmatch(r"\d+(,\d+)*", text):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of positions (e.g. 0,5,9)")
-    return [int(i) for i in text.split(",")]
-
-
-def positive_float(text: str) -> float:
-    "An argparse type: a finite number > 0."
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number > 0")
-    return value
-
-
-def shard_arg(text: str) -> tuple:
-    "An argparse type: `i/n`, the i-th of n shards."
-    i, sep, n = text.partition("/")
-    if not (sep and i.isdigit() and n.isdigit() and int(i) < int(n)):
-        raise argparse.ArgumentTypeError(f"{text!r} is not of the form i/n with 0 ≤ i < n (e.g. 0/4)")
-    return int(i), int(n)
-
-
 def checkpoints_arg(text: str) -> str:
     "An argparse type: `checkpoint_spec`'s error as a usage error."
     try:
         return checkpoint_spec(text)
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
-
-
-def layers_arg(text: str):
-    "An argparse type: `last`, `all` or comma-separated layer indices."
-    if text in ("last", "all") or re.fullmatch(r"-?\d+(,-?\d+)*", text):
-        return text if text in ("last", "all") else [int(k) for k in text.split(",")]
-    raise argparse.ArgumentTypeError(f"{text!r}: give last, all, or comma-separated layer indices (e.g. 0,3,-1)")
-
-
-def extra_arg(text: str) -> str:
-    "An argparse type: an `--extra` value checked for the form DxW:s1,s2 (argparse reports a bad one as a usage error)."
-    arch, sep, seeds = text.partition(":")
-    ok = sep and re.fullmatch(r"\d+x\d+", arch) and re.fullmatch(r"\d+(,\d+)*", seeds)
-    if not ok:
-        raise argparse.ArgumentTypeError(f"{text!r} is not of the form DxW:s1,s2 (e.g. 2x128:1,2,3)")
-    return text
-
-
-def key_value_arg(text: str) -> str:
-    "An argparse type: `key=value`."
-    if not re.fullmatch(r"[A-Za-z_]\w*=.+", text):
-        raise argparse.ArgumentTypeError(f"{text!r} is not of the form key=value (e.g. slurm_partition=gpu)")
-    return text

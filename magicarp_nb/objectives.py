@@ -15,7 +15,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .config import ObjectiveConfig, registrar
+from .config import ObjectiveConfig
+from .settings import registrar
 
 # %% auto #0
 __all__ = ['OBJECTIVES', 'register_objective', 'OPTIONAL_PARTS', 'masked_logits', 'Objective', 'HasLogits', 'LearnedScale',

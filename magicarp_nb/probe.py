@@ -5,6 +5,8 @@
 # %% ../nbs/16_probe.ipynb #c003
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
 from sklearn.linear_model import LogisticRegression
@@ -52,6 +54,12 @@ def fit_probe(
         raise ValueError("the probe needs at least two classes")
     _, counts = np.unique(y, return_counts=True)
     strat = y if counts.min() >= 2 else None
+    n_test = math.ceil(test_size * len(y))
+    if strat is not None and min(n_test, len(y) - n_test) < len(counts):
+        raise ValueError(
+            f"a stratified split of {len(y)} embeddings into {len(y) - n_test} + {n_test} cannot give each part one of "
+            f"each of the {len(counts)} classes: give more items per class (evaluate_run: a higher min_class_count)"
+        )
     tr, te = train_test_split(np.arange(len(y)), test_size=test_size, random_state=seed, stratify=strat)
     clf = LogisticRegression(C=C, max_iter=2000).fit(X[tr], y[tr])
     return clf, tr, te

@@ -11,7 +11,7 @@ from typing import Callable
 
 import torch
 
-from .config import registrar
+from .settings import registrar
 
 # %% auto #0
 __all__ = ['SCHEDULES', 'register_schedule', 'constant', 'linear', 'cosine', 'lr_multiplier', 'make_scheduler', 'Phase',
