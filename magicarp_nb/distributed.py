@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import gc
 import os
 import socket
 import threading
@@ -261,6 +262,7 @@ def process_group(
         yield dist.group.WORLD
         dist.barrier()
     finally:
+        gc.collect()  # what still holds the group (a DDP reducer in a reference cycle) goes while the group lives
         dist.destroy_process_group()
 
 
