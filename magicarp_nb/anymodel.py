@@ -47,9 +47,12 @@ def _from_name(cls, src: str, what: str):
         with quiet_transformers():
             return cls.from_pretrained(src, local_files_only=True)  # the local hub cache, without network
     except OSError:
-        require_hub(f"{what} {src!r}", _HUB_HINT)
+        require_hub(f"{what} {src!r}", f"No folder of that name is here either. {_HUB_HINT}")
     with quiet_transformers():
         return cls.from_pretrained(src)
+
+
+_TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "vocab.json", "tokenizer.model", "spiece.model")
 
 
 def load_causal_lm(
@@ -73,7 +76,15 @@ def load_causal_lm(
             raise ValueError("the model was not loaded from a folder or hub name; pass its tokenizer=")
         tokenizer = src
     if isinstance(tokenizer, (str, Path)):
+        folder = Path(tokenizer).expanduser()
+        if folder.is_dir() and not any((folder / f).exists() for f in _TOKENIZER_FILES):
+            raise FileNotFoundError(
+                f"{folder} has no tokenizer files ({', '.join(_TOKENIZER_FILES[:3])}, ...): "
+                "pass the tokenizer (--tokenizer FOLDER_OR_HUB_NAME), or save it beside the model"
+            )
         tokenizer = _from_name(AutoTokenizer, str(tokenizer), "tokenizer")
+    if len(tokenizer) < 2:  # transformers builds an empty tokenizer from a folder without its files
+        raise ValueError(f"the tokenizer of {name} has {len(tokenizer)} token(s): pass the model's own tokenizer")
     if tokenizer.eos_token_id is None:
         raise ValueError(f"the tokenizer of {name} has no end-of-text (eos) token; packing needs one")
     return model, tokenizer, name
@@ -115,7 +126,7 @@ def resolve_layers(
         raise ValueError(f"layers {list(layers)} must lie in [0, {n_layers}] (0: embeddings, {n_layers}: head input)")
     return out
 
-# %% ../nbs/23_anymodel.ipynb #c017
+# %% ../nbs/23_anymodel.ipynb #c015
 def save_head(model, checkpoint_dir, name: str) -> Path:
     "Write the LM head's weights and the model's size (parameters, blocks, width) for the analysis."
     W = model.get_output_embeddings().weight.detach().to("cpu", torch.float32).contiguous()
@@ -128,7 +139,7 @@ def save_head(model, checkpoint_dir, name: str) -> Path:
     }
     return atomic_write(Path(checkpoint_dir) / HEAD_FILE, safetensors.torch.save({"W": W}, metadata=meta))
 
-# %% ../nbs/23_anymodel.ipynb #c018
+# %% ../nbs/23_anymodel.ipynb #c016
 def weights_fingerprint(model) -> str:
     "sha256 of a model's weights (names, dtypes, shapes, bytes): statistics follow them, not the model's name."
     h = hashlib.sha256()
@@ -159,7 +170,8 @@ def collect_model(
     src = Path(str(model)).expanduser() if not isinstance(model, PreTrainedModel) else None
     own_run = corpus is None and src is not None and (src / "config.yaml").exists() and (src / "data.json").exists()
     if corpus is None and not own_run:
-        raise ValueError("give a corpus (--corpus; only a checkpoint of train_clm brings its own token stream)")
+        taken = f"; {src} is no folder here, so it is taken for a hub name" if src and not src.exists() else ""
+        raise ValueError(f"give a corpus (--corpus; only a checkpoint of train_clm brings its own token stream){taken}")
     if corpus is not None and out_dir is None:
         raise ValueError("give out_dir (the --out folder): where the statistics of this model go")
     src = verify_checkpoint(src) if own_run else src  # a run's checkpoint is trusted by content, as collect's is
@@ -186,7 +198,7 @@ def collect_model(
         common = {"batch_size": batch_size, "save_every": save_every, "resume": resume, "progress": progress}
         return _collect_passes(model, checkpoint, train_blocks, valid_blocks, fp, base, layers, stages, common)
 
-# %% ../nbs/23_anymodel.ipynb #c019
+# %% ../nbs/23_anymodel.ipynb #c017
 def layer_count(model, ids: torch.Tensor) -> int:
     "The number of blocks L of a causal LM, from one forward of `ids` (its hidden states are L + 1)."
     with torch.no_grad():

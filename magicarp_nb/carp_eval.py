@@ -26,7 +26,7 @@ from .probe import encode_labels, fit_probe, linear_probe, module_labels
 from .projection import projection_figure
 from .retrieval import encode_texts, retrieval_metrics
 from .runfiles import atomic_write, run_lock
-from .checkpoints import resolve_checkpoint, verify_checkpoint
+from .checkpoints import recorded_sha256, resolve_checkpoint, verify_checkpoint
 from .runtime import seed_everything
 from .sources import check_text_column, read_dataset
 from .trainer import RESUME_MAY_CHANGE
@@ -148,7 +148,11 @@ def _encode_pairs(name, model, tok, max_length, ds, out: Path, prov: dict, force
         )
         sides.append(load_embeddings(folder))
     (P, Ip, _), (R, Ir, _) = sides
-    assert Ip.tolist() == Ir.tolist() == list(range(len(ds)))
+    if not Ip.tolist() == Ir.tolist() == list(range(len(ds))):
+        raise ValueError(
+            f"the embeddings in {out / 'embeddings' / name} are not of the {len(ds)} pairs in order; "
+            "evaluate again with force_fresh=True"
+        )
     return P, R, (len(P) + len(R)) / (time.time() - t0)
 
 
@@ -178,13 +182,14 @@ def evaluate_run(
 ) -> dict:
     "Evaluate one CARP run into `<run>/eval/`; returns the summary written to `eval/summary.json`."
     run = Path(run_dir)
-    ck, cfg = carp_checkpoint(run, checkpoint)
+    ck, cfg = carp_checkpoint(run, checkpoint, verify=True)  # every file against its sha256, before any use
     out = run / "eval"
     with run_lock(out, f"evaluating {run.name}"):  # one writer per folder, before the first write
         ds = getattr(load_pairs(cfg.data), split)
         y, classes = _labels(cfg, ds, min_class_count)
         keep = torch.as_tensor(y >= 0)
-        prov = {"run": str(run.resolve()), "checkpoint": ck.name, "split": split}
+        # the weights' hash, not the folder's path: a retrained checkpoint-N is encoded anew, a moved run is not
+        prov = {"run": run.name, "checkpoint": ck.name, "weights_sha256": recorded_sha256(ck), "split": split}
         summary = {**prov, "pairs": len(ds), "labelled": int(keep.sum()), "classes": len(classes), "models": {}}
         summary["threads"], emb = torch.get_num_threads(), {}
         for name, (model, tok, max_length) in _models(run, ck, cfg).items():
@@ -227,7 +232,7 @@ def _write_tables(summary: dict, out: Path) -> None:
         atomic_write(out / f"{name}.csv", table.to_csv())
     atomic_write(out / "summary.json", json.dumps(summary, indent=1))
 
-# %% ../nbs/18_carp_eval.ipynb #c026
+# %% ../nbs/18_carp_eval.ipynb #c028
 def _encode_texts(cfg, tower: str, split: str | None, source: str | None, column: str | None) -> tuple:
     "`(texts, split, column, source name)` to encode: the run's pairs, or a column of a table."
     if source is None:
@@ -247,7 +252,7 @@ def _encode_texts(cfg, tower: str, split: str | None, source: str | None, column
     check_text_column(ds, column, f"{what} split {split!r}", "column")
     return ds[column], split, column, what
 
-# %% ../nbs/18_carp_eval.ipynb #c027
+# %% ../nbs/18_carp_eval.ipynb #c029
 def _settled(cfg) -> dict:
     "A config as a dict without the keys a resumed run may change (a checkpoint from before the change is the run's)."
     d = to_dict(cfg)

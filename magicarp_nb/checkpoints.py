@@ -408,7 +408,8 @@ def resolve_checkpoint(
     ck = ck if ck.is_absolute() or len(ck.parts) > 1 else run / ck
     if not ck.is_dir():
         names = [c.name for c in checkpoint_folders(run)]
-        raise FileNotFoundError(f"{run} has no checkpoint {str(which)!r} (it has {names or 'none'}); train it first")
+        rest = "choose one of them" if names else "train it first"
+        raise FileNotFoundError(f"{run} has no checkpoint {str(which)!r} (it has {names or 'none'}); {rest}")
     if problem := checkpoint_problem(ck):
         raise CheckpointError(f"checkpoint {ck} cannot be used: {problem}")
     return ck

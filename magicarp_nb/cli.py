@@ -267,7 +267,9 @@ _RUN_ONLY = {"--checkpoints": "checkpoints", "--shard": "shard"}
 
 def collect_command(c: argparse.ArgumentParser, a: argparse.Namespace) -> None:
     "`magicarp collect MODEL`: a run folder's checkpoints, else any causal LM (`anymodel.collect_model`)."
-    run = is_run_folder(a.model)
+    run, path = is_run_folder(a.model), Path(a.model).expanduser()
+    if not run and not path.exists() and str(path.parent) != "." and path.parent.is_dir():  # a typo, not a hub name
+        raise FileNotFoundError(f"{a.model} does not exist: {path.parent} has no {path.name}")
     wrong = changed_options(c, a, _MODEL_ONLY if run else _RUN_ONLY)
     if wrong:
         verb = "is" if len(wrong) == 1 else "are"

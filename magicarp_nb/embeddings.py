@@ -59,6 +59,14 @@ def _shard_path(out_dir: Path, i: int) -> Path:
     return out_dir / f"shard-{i:05d}.safetensors"
 
 
+def _data_sha256(tensors: dict) -> str:
+    "sha256 of a shard's embeddings and indices, as bytes: what a reader checks them against."
+    h = hashlib.sha256()
+    for k in ("embeddings", "indices"):
+        h.update(tensors[k].contiguous().view(torch.uint8).numpy().tobytes())
+    return h.hexdigest()
+
+
 def _check_manifest(out_dir: Path, manifest: dict, force_fresh: bool) -> None:
     "Write the manifest of a fresh folder; refuse a folder started with something else."
     path, shards = out_dir / "manifest.json", sorted(out_dir.glob("shard-*.safetensors"))
@@ -117,7 +125,9 @@ def encode_corpus(
                 ids = tokenizer([texts[i] for i in part], truncation=True, max_length=max_length)["input_ids"]
                 E = encode_ids(encoder, ids, pad, batch_size).to(DTYPES[dtype])
                 tensors = {"embeddings": E.contiguous(), "indices": torch.tensor(part, dtype=torch.int64)}
-                meta = {"manifest_sha256": hashlib.sha256(json.dumps(manifest, sort_keys=True).encode()).hexdigest()}
+                sums = {"manifest_sha256": hashlib.sha256(json.dumps(manifest, sort_keys=True).encode()).hexdigest(),
+                        "data_sha256": _data_sha256(tensors)}  # fmt: skip
+                meta = {"shard": json.dumps(sums, sort_keys=True)}  # one key: the file's bytes are deterministic
                 atomic_write(_shard_path(out_dir, k), safetensors.torch.save(tensors, metadata=meta))
             bar.update(len(part))
         bar.close()
@@ -140,11 +150,19 @@ def load_embeddings(
         p = _shard_path(out_dir, k)
         if not p.exists():
             raise FileNotFoundError(f"{p} is missing: the encoding stopped early; call encode_corpus again to resume")
-        with safetensors.safe_open(str(p), "pt") as f:
-            if (f.metadata() or {}).get("manifest_sha256") != want:
-                raise ValueError(f"{p} belongs to another encoding than {path}; encode again with force_fresh=True")
-            Es.append(f.get_tensor("embeddings"))
-            Is.append(f.get_tensor("indices"))
+        try:
+            with safetensors.safe_open(str(p), "pt") as f:
+                meta = json.loads((f.metadata() or {}).get("shard", "{}"))
+                tensors = {k: f.get_tensor(k) for k in ("embeddings", "indices")}
+        except Exception as e:  # a truncated or garbled file
+            raise ValueError(f"{p} is not a readable shard ({e}); encode again with force_fresh=True") from None
+        if meta.get("manifest_sha256") != want:
+            raise ValueError(f"{p} belongs to another encoding than {path}; encode again with force_fresh=True")
+        if meta.get("data_sha256") != _data_sha256(tensors):
+            raise ValueError(f"{p} does not hold what was written (its content's sha256 differs, or an older version "
+                             "wrote it without one); encode again with force_fresh=True")  # fmt: skip
+        Es.append(tensors["embeddings"])
+        Is.append(tensors["indices"])
     E, I = torch.cat(Es), torch.cat(Is)
     if len(I) != manifest["n"]:
         raise ValueError(f"{out_dir}: {len(I)} rows in the shards, the manifest says {manifest['n']}")

@@ -35,7 +35,8 @@ __all__ = ['SHIPPED_CONFIGS', 'OWNED_KEYS', 'Backward', 'as_backward', 'Engine',
 class Backward:
     """What a train step runs its passes through, handed to it with every batch. Called, `backward(tensor, grad=None)`
     is the engine's backward; `forward(fn, *args)` runs `fn(*args)` as a forward the data-parallel reduction follows
-    (DDP hooks only the backward of forwards run this way); inside `no_sync()` backward passes accumulate locally."""
+    (DDP hooks only the backward of forwards run this way); inside `no_sync()` backward passes accumulate locally.
+    Every rank must run the same passes, one forward per backward: DDP's reductions are collectives."""
 
     def __init__(
         self,
@@ -160,6 +161,11 @@ def _forward(self: TorchEngine, fn: Callable, *args, **kwargs):
         return fn(*args, **kwargs)
     if [id(p) for p in self.model.parameters() if p.requires_grad] != self._trainable:
         self._wrap()  # a collective, which every rank reaches at the same forward
+    if self._armed and torch.is_grad_enabled() and not self._local:
+        raise RuntimeError(
+            "a second forward through DDP before the first one's backward: run one forward per backward, "
+            "or hold the earlier ones inside backward.no_sync()"
+        )
     self._armed = torch.is_grad_enabled() and not self._local  # DDP reduces in this forward's backward
     return self.ddp(fn, *args, **kwargs)
 

@@ -253,6 +253,10 @@ class MeasureSettings:
             raise KeyError(f"unknown measure groups {sorted(unknown)}; choose from {sorted(MEASURES)}")
         if not self.kernels or set(self.kernels) - KERNELS:
             raise ValueError(f"kernels={self.kernels}: choose one or both of {sorted(KERNELS)}")
+        kernel_groups = [g for g, m in MEASURES.items() if m.kernel_columns]
+        if self.groups is not None and not set(kernel_groups) & set(self.groups) and self.kernels != ("log",):
+            raise ValueError(f"kernels={self.kernels} fill columns of the groups {kernel_groups} only, which "
+                             f"groups={self.groups} leaves out: add one of them, or drop kernels")  # fmt: skip
         if self.min_per_class < 1 or (self.max_per_class is not None and self.max_per_class <= self.min_per_class):
             raise ValueError(
                 f"min_per_class={self.min_per_class} must be ≥ 1 and below max_per_class={self.max_per_class}"
