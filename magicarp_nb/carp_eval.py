@@ -232,7 +232,7 @@ def _write_tables(summary: dict, out: Path) -> None:
         atomic_write(out / f"{name}.csv", table.to_csv())
     atomic_write(out / "summary.json", json.dumps(summary, indent=1))
 
-# %% ../nbs/18_carp_eval.ipynb #c028
+# %% ../nbs/18_carp_eval.ipynb #c030
 def _encode_texts(cfg, tower: str, split: str | None, source: str | None, column: str | None) -> tuple:
     "`(texts, split, column, source name)` to encode: the run's pairs, or a column of a table."
     if source is None:
@@ -252,7 +252,7 @@ def _encode_texts(cfg, tower: str, split: str | None, source: str | None, column
     check_text_column(ds, column, f"{what} split {split!r}", "column")
     return ds[column], split, column, what
 
-# %% ../nbs/18_carp_eval.ipynb #c029
+# %% ../nbs/18_carp_eval.ipynb #c031
 def _settled(cfg) -> dict:
     "A config as a dict without the keys a resumed run may change (a checkpoint from before the change is the run's)."
     d = to_dict(cfg)
