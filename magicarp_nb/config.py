@@ -253,13 +253,17 @@ class ObjectiveConfig:
     temperature: Optional[float] = opt(
         None,
         "initial temperature: the logit scale starts at 1 / temperature (None: the objective's own, "
-        "InfoNCE and FILIP 0.07, CLOOB 1/30)",
+        "InfoNCE and FILIP 0.07, CLOOB 1/30, SigLIP 0.1)",
         gt=0,
     )
     learn_scale: bool = opt(True, "learn the logit scale (else it stays at 1 / temperature)")
     min_scale: float = opt(0.01, "lower clamp of the logit scale (magiCARP: 1/100)", gt=0)
     max_scale: float = opt(100.0, "upper clamp of the logit scale (CLIP and magiCARP: 100)", gt=0)
     hopfield_beta: float = opt(14.3, "CLOOB: inverse temperature of the Hopfield retrieval over the batch", gt=0)
+    siglip_bias: float = opt(-10.0, "SigLIP: initial bias b of every pair's logit (Zhai et al. 2023: -10)")
+    siglip_block: Optional[int] = opt(
+        None, "SigLIP: passages per block of the B×B logits, each block recomputed in the backward (None: one)", ge=1
+    )
     vicreg_weights: tuple[float, float, float] = opt(
         (25.0, 25.0, 1.0), "VICReg: weights of the invariance, variance and covariance terms (Bardes et al.)", ge=0
     )

@@ -162,7 +162,7 @@ def contrastive_step(
         backward_replayed(*sides[1], backward)  # its last backward reduces everything, once
     return (loss.detach(), Pg.detach(), Rg.detach()) if return_embeddings else loss.detach()
 
-# %% ../nbs/12_gradcache.ipynb #c029
+# %% ../nbs/12_gradcache.ipynb #c031
 def _check_batch(n: int, vocab: int, device) -> dict:
     "A fixed batch of `n` random token-id sequences of lengths 4 to 15."
     g = torch.Generator().manual_seed(1234)
@@ -179,7 +179,7 @@ def _rel_diff(params: list, ref: list) -> float:
     scale_diff = float((got[-1] - ref[-1]).abs() / ref[-1].abs())
     return max(float((flat_got - flat_ref).norm() / flat_ref.norm()), scale_diff)
 
-# %% ../nbs/12_gradcache.ipynb #c030
+# %% ../nbs/12_gradcache.ipynb #c032
 def check_distributed_step(
     global_batch: int = 8,  # pairs in the global batch (split over the ranks)
     microbatch_size: int = 2,  # items per encoder forward
@@ -233,7 +233,7 @@ def _check_in_group(group, global_batch: int, microbatch_size: int, backend: str
         ],
     )
 
-# %% ../nbs/12_gradcache.ipynb #c034
+# %% ../nbs/12_gradcache.ipynb #c036
 def check_report(result: dict, tolerance: float) -> tuple[bool, str]:
     "`(ok, text)`: the per-rank table of a `check_distributed_step` result and its verdict against `tolerance`."
     head = "rank  max rel. grad diff  step (s)  reductions"
@@ -276,7 +276,7 @@ def check_distributed(
         print(text)
     return 0 if ok else 1
 
-# %% ../nbs/12_gradcache.ipynb #c039
+# %% ../nbs/12_gradcache.ipynb #c041
 def recompute_step(
     encode_p: Callable,  # as in `contrastive_step`
     encode_r: Callable,

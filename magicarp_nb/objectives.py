@@ -22,7 +22,8 @@ from .settings import registrar
 __all__ = ['OBJECTIVES', 'register_objective', 'OPTIONAL_PARTS', 'masked_logits', 'Objective', 'HasLogits', 'LearnedScale',
            'provides', 'InfoNCE', 'make_objective', 'objective_loss', 'objective_logits', 'contrastive_accuracy',
            'hopfield_retrieve', 'info_loob', 'CLOOB', 'vicreg_loss', 'VICReg', 'InfoNCEVICReg',
-           'late_interaction_logits', 'token_mask', 'FILIP', 'simctg_loss', 'soft_target_loss', 'MomentumDistill']
+           'late_interaction_logits', 'token_mask', 'FILIP', 'simctg_loss', 'soft_target_loss', 'MomentumDistill',
+           'siglip_loss', 'SigLIP']
 
 # %% ../nbs/11_objectives.ipynb #c005
 OBJECTIVES: dict[str, Callable[..., nn.Module]] = {}
@@ -377,3 +378,68 @@ class MomentumDistill(InfoNCE):
             teacher = masked_logits(self.logits(P_m, R_m), mask)
         a = self.distill_alpha
         return (soft_target_loss(logits, teacher, a) + soft_target_loss(logits.T, teacher.T, a)) / 2
+
+# %% ../nbs/11_objectives.ipynb #c046
+def _siglip_rows(Pb: torch.Tensor, R: torch.Tensor, t, b, start: torch.Tensor, drop: torch.Tensor | None):
+    "The summed −log σ(z · logit) of the passages `Pb` (rows `start`…) against every review."
+    logits = Pb @ R.T * t + b
+    rows = torch.arange(len(Pb), device=Pb.device)
+    z = -torch.ones_like(logits)
+    z[rows, rows + start] = 1.0
+    terms = F.logsigmoid(z * logits)
+    return -(terms if drop is None else terms.masked_fill(drop, 0.0)).sum()
+
+
+def siglip_loss(
+    P: torch.Tensor,  # (B, d) passage embeddings (unit vectors)
+    R: torch.Tensor,  # (B, d) review embeddings; pair i is (P[i], R[i])
+    t: torch.Tensor,  # the logit scale
+    b: torch.Tensor,  # the logit bias
+    mask: torch.Tensor | None = None,  # (B, B) True where j is not a negative of i (the diagonal is always a positive)
+    block: int | None = None,  # passages per block, each recomputed in the backward (None: all at once)
+) -> torch.Tensor:
+    "SigLIP's loss, −(1/B) Σᵢ Σⱼ log σ(zᵢⱼ (t⟨pᵢ, rⱼ⟩ + b)), masked pairs left out."
+    B, block = len(P), block or len(P)
+    drop = None if mask is None else mask & ~torch.eye(B, dtype=torch.bool, device=mask.device)
+    total = P.new_zeros(())
+    for s in range(0, B, block):
+        args = (
+            P[s : s + block],
+            R,
+            t,
+            b,
+            torch.tensor(s, device=P.device),
+            None if drop is None else drop[s : s + block],
+        )
+        if block < B and torch.is_grad_enabled():  # the block's logits are recomputed in the backward, not kept
+            total = total + torch.utils.checkpoint.checkpoint(_siglip_rows, *args, use_reentrant=False)
+        else:
+            total = total + _siglip_rows(*args)
+    return total / B
+
+
+@register_objective("siglip")
+class SigLIP(InfoNCE):
+    "SigLIP: a sigmoid loss per pair with a learnable scale (clamped as InfoNCE's) and bias; optionally blockwise."
+
+    def __init__(
+        self,
+        temperature: float = 0.1,  # initial temperature: t starts at 1 / temperature (the paper: 10)
+        learn_scale: bool = True,  # a trainable scale and bias (else fixed ones)
+        min_scale: float = 0.01,  # lower bound of the scale
+        max_scale: float = 100.0,  # upper bound of the scale
+        siglip_bias: float = -10.0,  # initial bias b
+        siglip_block: int | None = None,  # passages per recomputed block of the logits (None: one block)
+    ):
+        super().__init__(temperature, learn_scale, min_scale, max_scale)
+        self.bias = nn.Parameter(torch.tensor(float(siglip_bias)), requires_grad=learn_scale)
+        self.block = siglip_block
+
+    def logits(self, P: torch.Tensor, R: torch.Tensor) -> torch.Tensor:
+        "(B, B) pair logits t·cos + b, in float32 (ranked as InfoNCE's for accuracy and retrieval)."
+        return super().logits(P, R) + self.bias
+
+    def forward(self, P: torch.Tensor, R: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        dt = torch.promote_types(P.dtype, torch.float32)  # at least float32 (bf16 embeddings under autocast)
+        P, R = F.normalize(P.to(dt), dim=-1), F.normalize(R.to(dt), dim=-1)
+        return siglip_loss(P, R, self.scale.to(dt), self.bias.to(dt), mask, self.block)
