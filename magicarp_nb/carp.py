@@ -227,6 +227,16 @@ def _pairs_fingerprint(cfg: CarpConfig, report: dict, train: TokenizedPairs, val
     }
 
 # %% ../nbs/14_carp.ipynb #c019
+def _check_prefixes(model: CarpModel, tok, cfg: CarpConfig) -> None:
+    "Matryoshka prefixes no longer than the towers' embedding (one forward of one word)."
+    dims = cfg.objective.matryoshka_dims
+    if dims:
+        with torch.no_grad():
+            width = model.passage_encoder(dict(tok(["a"], return_tensors="pt"))).shape[-1]
+        if max(dims) > width:
+            raise ConfigValueError(f"objective.matryoshka_dims={tuple(dims)} go beyond the towers' {width} dimensions")
+
+# %% ../nbs/14_carp.ipynb #c020
 def train_carp(
     cfg: CarpConfig,  # the resolved config
     run_dir,  # the run folder (created if needed)
@@ -239,6 +249,7 @@ def train_carp(
     with run_lock(run_dir, f"training {carp_run_name(cfg)}", rank=rank_of(group)):  # before the first write
         seed_everything(cfg.seed)
         model, tok, max_length = build_carp(cfg)
+        _check_prefixes(model, tok, cfg)  # before the run folder is written
         splits = load_pairs(cfg.data)
         train = TokenizedPairs(splits.train["passage"], splits.train["review"], tok, max_length)
         val = TokenizedPairs(splits.validation["passage"], splits.validation["review"], tok, max_length)
@@ -288,7 +299,7 @@ def train_carp(
         }
         return TrainResult(run_dir, dict(state.metrics), info, time.time() - t0, trainer)
 
-# %% ../nbs/14_carp.ipynb #c020
+# %% ../nbs/14_carp.ipynb #c021
 def load_carp(checkpoint) -> tuple:
     "`(model, tokenizer, max_length)` from a CARP checkpoint folder, offline, in evaluation mode."
     checkpoint = Path(checkpoint)
@@ -302,7 +313,7 @@ def load_carp(checkpoint) -> tuple:
     load_model_weights(model, checkpoint)
     return model.eval(), tok, max_length
 
-# %% ../nbs/14_carp.ipynb #c022
+# %% ../nbs/14_carp.ipynb #c023
 def check_carp(cfg: CarpConfig) -> CarpConfig:
     "`cfg` when every name it gives is registered and its settings fit together; else an error naming the key."
     check_name(cfg.objective.name, OBJECTIVES, "objective.name")

@@ -264,6 +264,12 @@ class ObjectiveConfig:
     siglip_block: Optional[int] = opt(
         None, "SigLIP: passages per block of the B×B logits, each block recomputed in the backward (None: one)", ge=1
     )
+    matryoshka_dims: Optional[tuple[int, ...]] = opt(
+        None, "Matryoshka: the objective summed over these leading dimensions of the embedding, e.g. (384, 64)", ge=1
+    )
+    matryoshka_weights: Optional[tuple[float, ...]] = opt(
+        None, "Matryoshka: the weight of each prefix's loss, one per dimension (None: 1 each)", ge=0
+    )
     vicreg_weights: tuple[float, float, float] = opt(
         (25.0, 25.0, 1.0), "VICReg: weights of the invariance, variance and covariance terms (Bardes et al.)", ge=0
     )

@@ -276,7 +276,7 @@ def check_distributed(
         print(text)
     return 0 if ok else 1
 
-# %% ../nbs/12_gradcache.ipynb #c041
+# %% ../nbs/12_gradcache.ipynb #c043
 def recompute_step(
     encode_p: Callable,  # as in `contrastive_step`
     encode_r: Callable,

@@ -23,7 +23,7 @@ __all__ = ['OBJECTIVES', 'register_objective', 'OPTIONAL_PARTS', 'masked_logits'
            'provides', 'InfoNCE', 'make_objective', 'objective_loss', 'objective_logits', 'contrastive_accuracy',
            'hopfield_retrieve', 'info_loob', 'CLOOB', 'vicreg_loss', 'VICReg', 'InfoNCEVICReg',
            'late_interaction_logits', 'token_mask', 'FILIP', 'simctg_loss', 'soft_target_loss', 'MomentumDistill',
-           'siglip_loss', 'SigLIP']
+           'siglip_loss', 'SigLIP', 'Matryoshka']
 
 # %% ../nbs/11_objectives.ipynb #c005
 OBJECTIVES: dict[str, Callable[..., nn.Module]] = {}
@@ -122,7 +122,10 @@ def make_objective(cfg: ObjectiveConfig) -> Callable:
     params = inspect.signature(factory).parameters
     if not any(p.kind is p.VAR_KEYWORD for p in params.values()):
         fields = {k: v for k, v in fields.items() if k in params}
-    return factory(**fields)
+    objective = factory(**fields)
+    if cfg.matryoshka_dims is None:
+        return objective
+    return Matryoshka(objective, cfg.matryoshka_dims, cfg.matryoshka_weights)
 
 
 def _takes_mask(objective) -> bool:
@@ -443,3 +446,47 @@ class SigLIP(InfoNCE):
         dt = torch.promote_types(P.dtype, torch.float32)  # at least float32 (bf16 embeddings under autocast)
         P, R = F.normalize(P.to(dt), dim=-1), F.normalize(R.to(dt), dim=-1)
         return siglip_loss(P, R, self.scale.to(dt), self.bias.to(dt), mask, self.block)
+
+# %% ../nbs/11_objectives.ipynb #c050
+_DELEGATED = (
+    "logits",
+    "scale",
+    "clamp_",
+    "momentum",
+    "distill_alpha",
+)  # the wrapped objective's, on the whole embedding
+
+
+class Matryoshka(nn.Module):
+    "Σ_d w_d · objective(P[..., :d], R[..., :d], mask): any objective over nested leading prefixes of the embedding."
+
+    def __init__(
+        self,
+        objective: Callable,  # any objective of the contract
+        dims: tuple,  # the prefix lengths, e.g. (384, 128, 64)
+        weights: tuple | None = None,  # one weight per prefix (None: 1 each)
+    ):
+        super().__init__()
+        self.objective, self.dims = objective, tuple(int(d) for d in dims)
+        self.weights = tuple(float(w) for w in weights) if weights is not None else (1.0,) * len(self.dims)
+        if not self.dims or min(self.dims) < 1 or len(self.weights) != len(self.dims):
+            raise ValueError(f"matryoshka_dims={self.dims} need one weight each (got {self.weights}), all ≥ 1")
+
+    def __getattr__(self, name: str):
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            if name in _DELEGATED:
+                inner = self._modules["objective"] if "objective" in self._modules else self.__dict__["objective"]
+                return getattr(inner, name)
+            raise
+
+    def forward(self, P: torch.Tensor, R: torch.Tensor, mask: torch.Tensor | None = None, *extra) -> torch.Tensor:
+        if max(self.dims) > P.shape[-1]:
+            raise ValueError(f"matryoshka_dims={self.dims} go beyond the embedding's {P.shape[-1]} dimensions")
+        total = 0.0
+        for d, w in zip(self.dims, self.weights):
+            cut = [x[..., :d] for x in (P, R, *extra)]
+            loss = self.objective(*cut[:2], mask, *cut[2:]) if extra else objective_loss(self.objective, *cut[:2], mask)
+            total = total + w * loss
+        return total
