@@ -7,7 +7,11 @@ built by `make_objective` from its defaults, then scored on the same held-out pa
 review→passage and the mean MRR over the whole held-out split (identical texts never count as misses), and
 training steps per second. The row `zero-shot` is the untrained tower. VICReg objectives train on unnormalised
 embeddings (`encoder.normalize=false`, as VICReg intends) and are scored by cosine like the others; FILIP trains
-on token features (`encoder.tokens=true`) and is scored by its late-interaction similarity.
+on token features (`encoder.tokens=true`) and is scored by its late-interaction similarity. `matryoshka` is
+InfoNCE over the prefixes 384 and 64; every non-token row is also scored on its first 64 dimensions. `infonce+k
+mined` is InfoNCE with k hard negatives per passage mined by the untrained tower among the training reviews
+(`mining.mine_negatives`: the --range-max most similar, below (1 − --relative-margin) × the positive's score, a
+seeded random draw among those); a passage with fewer eligible candidates is left out of that row's pairs.
 
     nice -n 10 env OMP_NUM_THREADS=1 .venv/bin/python benchmarks/objectives.py            # the quoted table
     .venv/bin/python benchmarks/objectives.py --steps 2 --pairs 64 --val-pairs 32         # a quick look
@@ -17,17 +21,21 @@ import argparse
 import os
 import time
 
+import datasets
 import torch
 import torch.nn.functional as F
 
 from magicarp_nb.carp import build_carp, carp_step
 from magicarp_nb.config import load_config
 from magicarp_nb.data import TokenizedPairs, load_pairs
+from magicarp_nb.mining import mine_negatives
 from magicarp_nb.objectives import late_interaction_logits, token_mask
 from magicarp_nb.retrieval import encode_ids
 from magicarp_nb.runtime import seed_everything
 
-OBJECTIVES = ["infonce", "cloob", "vicreg", "infonce+vicreg", "filip", "momentum"]
+OBJECTIVES = ["infonce", "cloob", "vicreg", "infonce+vicreg", "filip", "momentum", "siglip", "matryoshka"]
+OBJECTIVES += ["infonce+1 mined", "infonce+3 mined"]
+SHORT = 64  # the prefix at which every row is also scored (Matryoshka trains on 384 and 64)
 
 
 def ranks(scores: torch.Tensor, same: torch.Tensor) -> torch.Tensor:
@@ -50,15 +58,16 @@ def encode_tokens(encoder, ids: list, pad_id: int, batch_size: int = 64):
 
 
 @torch.no_grad()
-def scores_of(model, val: TokenizedPairs, tokens: bool) -> tuple:
-    "(passage→review, review→passage) (N, N) scores of the held-out pairs."
+def scores_of(model, val: TokenizedPairs, tokens: bool, dims: int | None = None) -> tuple:
+    "(passage→review, review→passage) (N, N) scores of the held-out pairs (on the first `dims` dimensions)."
     model.eval()
     if tokens:
         P = encode_tokens(model.passage_encoder, val.passage_ids, val.pad_id)
         R = encode_tokens(model.review_encoder, val.review_ids, val.pad_id)
         return late_interaction_logits(P, token_mask(P), R, token_mask(R))
-    P = F.normalize(encode_ids(model.passage_encoder, val.passage_ids, val.pad_id), dim=-1)
-    R = F.normalize(encode_ids(model.review_encoder, val.review_ids, val.pad_id), dim=-1)
+    P = encode_ids(model.passage_encoder, val.passage_ids, val.pad_id)[:, :dims]
+    R = encode_ids(model.review_encoder, val.review_ids, val.pad_id)[:, :dims]
+    P, R = F.normalize(P, dim=-1), F.normalize(R, dim=-1)
     return P @ R.T, R @ P.T
 
 
@@ -73,23 +82,33 @@ def scores_to_row(p2r: torch.Tensor, r2p: torch.Tensor, val: TokenizedPairs) -> 
     }
 
 
+def mined(model, tok, max_length: int, splits, k: int, args) -> datasets.Dataset:
+    "The training pairs with k hard negatives each, mined by the untrained tower (`mining.mine_negatives`)."
+    knobs = dict(range_max=args.range_max, relative_margin=args.relative_margin, sampling_strategy="random")
+    out = mine_negatives(model, splits, None, k, tokenizer=tok, max_length=max_length, progress=False, **knobs)
+    return out.pairs["train"]
+
+
 def run(name: str, args, splits) -> dict:
-    tokens = name == "filip"
+    tokens, k = name == "filip", int(name.split("+")[1].split()[0]) if "mined" in name else 0
+    objective = "infonce" if name in ("zero-shot", "matryoshka") or k else name
     overrides = [
-        f"objective.name={'infonce' if name == 'zero-shot' else name}",
+        f"objective.name={objective}",
         f"encoder.max_length={args.max_length}",
         f"encoder.normalize={'false' if 'vicreg' in name else 'true'}",
         f"encoder.tokens={'true' if tokens else 'false'}",
         "encoder.dropout=0.0",
         f"train.batch_size={args.batch_size}",
-    ]
+    ] + ([f"objective.matryoshka_dims=[384,{SHORT}]"] if name == "matryoshka" else [])
     cfg = load_config("carp-minilm", " ".join(overrides))
     seed_everything(cfg.seed)
     model, tok, max_length = build_carp(cfg)
-    train = TokenizedPairs(splits.train["passage"], splits.train["review"], tok, max_length)
+    pairs = mined(model, tok, max_length, splits, k, args) if k else splits.train
+    negatives = [[row[f"negative_{j + 1}"] for j in range(k)] for row in pairs] if k else None
+    train = TokenizedPairs(pairs["passage"], pairs["review"], tok, max_length, negatives=negatives)
     val = TokenizedPairs(splits.validation["passage"], splits.validation["review"], tok, max_length)
     if name == "zero-shot":
-        return scores_to_row(*scores_of(model, val, False), val)
+        return {**scores_to_row(*scores_of(model, val, False), val), **short_row(model, val)}
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
     warmup = max(1, args.steps // 10)
     sched = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: min(1.0, (s + 1) / warmup))
@@ -109,7 +128,14 @@ def run(name: str, args, splits) -> dict:
             model.objective.clamp_()
     elapsed = time.time() - t0
     row = scores_to_row(*scores_of(model, val, tokens), val)
-    return {**row, "steps/s": args.steps / elapsed, "final loss": sum(losses[-5:]) / len(losses[-5:])}
+    short = {} if tokens else short_row(model, val)
+    return {**row, **short, "steps/s": args.steps / elapsed, "final loss": sum(losses[-5:]) / len(losses[-5:])}
+
+
+def short_row(model, val: TokenizedPairs) -> dict:
+    "R@1 both ways on the first SHORT dimensions of the embedding, re-normalised."
+    row = scores_to_row(*scores_of(model, val, False, SHORT), val)
+    return {f"p2r R@1 @{SHORT}": row["p2r R@1"], f"r2p R@1 @{SHORT}": row["r2p R@1"]}
 
 
 def main():
@@ -122,6 +148,8 @@ def main():
     ap.add_argument("--lr", type=float, default=2e-5, help="peak learning rate")
     ap.add_argument("--microbatch", type=int, default=None, help="pairs per encoder forward (None: whole batch)")
     ap.add_argument("--objectives", default=",".join(OBJECTIVES), help="comma-separated objective names")
+    ap.add_argument("--range-max", type=int, default=20, help="mining: only the most similar N candidates")
+    ap.add_argument("--relative-margin", type=float, default=0.05, help="mining: below (1 - m) × the positive")
     args = ap.parse_args()
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
     cfg = load_config("carp-minilm", f"data.max_pairs={args.pairs} data.max_val_pairs={args.val_pairs}")
@@ -135,7 +163,7 @@ def main():
     for name in args.objectives.split(","):
         rows[name] = run(name, args, splits)
         print(name, {k: round(v, 4) for k, v in rows[name].items()}, flush=True)
-    cols = ["p2r R@1", "r2p R@1", "MRR", "steps/s", "final loss"]
+    cols = ["p2r R@1", "r2p R@1", "MRR", f"p2r R@1 @{SHORT}", f"r2p R@1 @{SHORT}", "steps/s", "final loss"]
     print("\n| objective | " + " | ".join(cols) + " |")
     print("|---|" + "---|" * len(cols))
     for name, row in rows.items():

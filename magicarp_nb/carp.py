@@ -16,31 +16,31 @@ from torch import nn
 
 from .config import CarpConfig, config_yaml, load_config
 from .settings import ConfigValueError, check_name
-from .data import PAIR_PIPELINES, MLMMasking, TokenizedPairs, duplicate_mask, load_pairs
+from .data import PAIR_PIPELINES, MLMMasking, TokenizedPairs, duplicate_mask, load_pairs, negative_mask
 from .encoders import build_encoder, trim_padding
 from .engines import TrainStep, as_backward, check_engine_config
 from .distributed import barrier, gather_sizes, gather_with_grad, rank_of, world_size_of
 from .gradcache import batch_size_of, contrastive_step
 from .gradcache import microbatch_indices, take
+from .candidates import contrastive_accuracy, guided_mask, masked_logits
 from magicarp_nb.objectives import (
     OBJECTIVES,
-    contrastive_accuracy,
+    accepted_arguments,
     make_objective,
-    masked_logits,
     objective_logits,
     objective_loss,
     provides,
 )
 from .retrieval import evaluate_pairs
 from .runfiles import run_lock, start_run
-from .checkpoints import load_model_weights
+from .checkpoints import load_model_weights, recorded_sha256, verify_checkpoint
 from .runtime import parse_device, quiet_transformers, seed_everything, tracker_names
 from .schedulers import SCHEDULES, Phase, PhaseScheduler, set_schedule
 from .trainer import RESUME_MAY_CHANGE, Trainer, TrainResult
 
 # %% auto #0
-__all__ = ['CarpModel', 'build_carp', 'has_mlm_phase', 'carp_run_name', 'carp_step', 'mlm_step', 'carp_phases', 'train_carp',
-           'load_carp', 'check_carp']
+__all__ = ['CarpModel', 'build_carp', 'has_mlm_phase', 'carp_run_name', 'carp_step', 'Guide', 'make_guide', 'mlm_step',
+           'carp_phases', 'train_carp', 'load_carp', 'check_carp']
 
 # %% ../nbs/14_carp.ipynb #c006
 class CarpModel(nn.Module):
@@ -107,39 +107,52 @@ def carp_run_name(cfg: CarpConfig) -> str:
     return cfg.run_name or f"{name}_s{cfg.seed}"
 
 # %% ../nbs/14_carp.ipynb #c009
-def _global_batch_parts(model: CarpModel, batch: dict, group) -> tuple:
-    "The global duplicate mask and (with momentum) the EMA towers' global embeddings, from this rank's shard."
-    mask, momentum = batch.get("duplicates"), None
+def _global_batch_parts(model: CarpModel, batch: dict, group, guide: Guide | None = None) -> tuple:
+    "The global candidate mask, the loss' extra inputs (the EMA towers' embeddings) and the guide's share of the mask."
+    sides = [batch["passage"], batch["review"]] + ([batch["negatives"]] if "negatives" in batch else [])
+    momentum = guided = share = None
     if hasattr(model, "momentum_passage"):  # the EMA towers' embeddings of the batch: the soft targets
         with torch.no_grad():
-            momentum = model.momentum_passage(batch["passage"]), model.momentum_review(batch["review"])
-    if world_size_of(group) > 1:
-        sizes = gather_sizes(batch_size_of(batch["passage"]), group, batch["passage_keys"].device)
-        keys = [gather_with_grad(batch[k], group, sizes) for k in ("passage_keys", "review_keys")]
-        mask = duplicate_mask(*keys)
-        momentum = tuple(gather_with_grad(E, group, sizes) for E in momentum) if momentum else None
-    return mask, momentum
+            momentum = [model.momentum_passage(sides[0])] + [model.momentum_review(s) for s in sides[1:]]
+    if guide is not None:
+        guided = guide.embed(sides)
+    if world_size_of(group) > 1:  # every side (and its keys) of every rank, in rank order
+        sizes = [gather_sizes(batch_size_of(s), group, batch["passage_keys"].device) for s in sides]
+        keys = ("passage_keys", "review_keys", "negative_keys")
+        keys = [gather_with_grad(batch[k], group, ns) for k, ns in zip(keys, sizes)]
+        mask = duplicate_mask(*keys[:2])
+        mask = torch.cat([mask, negative_mask(*keys)], 1) if len(keys) == 3 else mask
+        momentum = [gather_with_grad(E, group, ns) for E, ns in zip(momentum, sizes)] if momentum else None
+        guided = [gather_with_grad(E, group, ns) for E, ns in zip(guided, sizes)] if guided else None
+    else:
+        mask = batch.get("duplicates")
+        mask = torch.cat([mask, batch["negative_duplicates"]], 1) if len(sides) == 3 else mask
+    if guided is not None:
+        by_guide = guided_mask(*guided, margin=guide.margin)
+        share = float(by_guide.float().sum() / (by_guide.numel() - len(by_guide)))  # of the candidates but positives
+        mask = by_guide if mask is None else mask | by_guide.to(mask.device)
+    extra = dict(zip(("P_m", "R_m", "N_m"), momentum)) if momentum else {}
+    return mask, extra, share
 
 
 def carp_step(
     model: CarpModel,  # towers and objective
     microbatch_size: int | None = None,  # pairs per encoder forward (None: the whole batch)
     group=None,  # a process group: the batch is this rank's shard of a global batch (None: one process)
+    guide: Guide | None = None,  # frozen towers masking the candidates they score above the positive
 ) -> TrainStep:
     "The trainer's `train_step(batch, scale, backward)` for a CARP model: its loss is the global batch's."
 
     def step(batch: dict, scale: float, backward) -> dict:
-        mask, momentum = _global_batch_parts(model, batch, group)
-        loss_fn = lambda P, R: objective_loss(model.objective, P, R, mask)  # noqa: E731
-        if momentum is not None:
-            loss_fn = lambda P, R: model.objective(P, R, mask, *momentum)  # noqa: E731
+        mask, extra, guided_share = _global_batch_parts(model, batch, group, guide)
+        loss_fn = lambda P, R, N=None: objective_loss(model.objective, P, R, mask, negatives=N, **extra)  # noqa: E731
         args = (model.encode_passages, model.encode_reviews, loss_fn, batch["passage"], batch["review"])
         # the engine reduces the gradients over the ranks, once per optimiser step
-        kw = dict(return_embeddings=True, backward=backward, group=group)
-        loss, P, R = contrastive_step(*args, microbatch_size, scale, **kw)
-        metrics = {"loss": loss}
+        kw = dict(return_embeddings=True, backward=backward, group=group, negatives=batch.get("negatives"))
+        loss, P, R = contrastive_step(*args, microbatch_size, scale, **kw)[:3]
+        metrics = {"loss": loss} | ({} if guided_share is None else {"guide_masked": guided_share})
         with torch.no_grad():  # objectives without their own logits are scored on cosine similarities
-            logits = masked_logits(objective_logits(model.objective, P, R), mask)
+            logits = masked_logits(objective_logits(model.objective, P, R), None if mask is None else mask[:, : len(P)])
             metrics["train_accuracy"] = contrastive_accuracy(logits)["accuracy"]
             if provides(model.objective, "scale"):
                 metrics["logit_scale"] = float(model.objective.scale)
@@ -148,6 +161,51 @@ def carp_step(
     return TrainStep(step, global_batch=True)  # the loss is the global batch's, on every rank: no share weights
 
 # %% ../nbs/14_carp.ipynb #c013
+class Guide:
+    "Frozen towers whose similarities mask the batch's false negatives (`objective.guide`, GISTEmbed)."
+
+    def __init__(self, passage_encoder: nn.Module, review_encoder: nn.Module, margin: float = 0.0):
+        self.passage = copy.deepcopy(passage_encoder).eval().requires_grad_(False)
+        same = passage_encoder is review_encoder
+        self.review = self.passage if same else copy.deepcopy(review_encoder).eval().requires_grad_(False)
+        self.margin = margin
+
+    @torch.no_grad()
+    def embed(self, sides: list) -> list:
+        "The guide's embeddings of the passages, then of each other side (reviews, negatives), on their device."
+        device = sides[0]["input_ids"].device
+        self.passage.to(device), self.review.to(device)
+        return [self.passage(sides[0])] + [self.review(s) for s in sides[1:]]
+
+
+def _reads(tok) -> dict:
+    "What decides a tokenizer's ids: its full definition less the truncation and padding of its last call."
+    return {k: v for k, v in json.loads(tok.backend_tokenizer.to_str()).items() if k not in ("truncation", "padding")}
+
+
+def make_guide(cfg: CarpConfig, model: CarpModel, tok) -> tuple:
+    "`(guide, record)`: the guide `objective.guide` names (None when off) and what identifies it for a resume."
+    spec = cfg.objective.guide
+    if not spec:
+        return None, {}
+    if spec == "initial":
+        if cfg.encoder.random_init:
+            raise ConfigValueError(
+                "objective.guide=initial copies the towers as built, which are random (encoder.random_init=true): "
+                "a guide must already rank texts; give a trained CARP checkpoint folder"
+            )
+        return Guide(model.passage_encoder, model.review_encoder, cfg.objective.guide_margin), {"guide": "initial"}
+    folder = verify_checkpoint(Path(spec))  # every file against its sha256, before any use
+    guide_model, guide_tok, _ = load_carp(folder)
+    if _reads(guide_tok) != _reads(tok):
+        raise ConfigValueError(
+            f"objective.guide={spec} has another tokenizer than the towers': it would read their token ids as "
+            "other words; guide with a checkpoint of the same backbone family"
+        )
+    guide = Guide(guide_model.passage_encoder, guide_model.review_encoder, cfg.objective.guide_margin)
+    return guide, {"guide": str(folder), "guide_sha256": recorded_sha256(folder)}
+
+# %% ../nbs/14_carp.ipynb #c015
 def _mlm_side(encoder, part: dict, microbatch_size: int | None, scale: float, backward, last: bool) -> tuple:
     "Backpropagate `scale` × the mean masked-LM loss of one side, by microbatch; `(loss, n selected, n correct)`."
     n = int((part["labels"] != -100).sum())
@@ -184,13 +242,14 @@ def mlm_step(
 
     return step
 
-# %% ../nbs/14_carp.ipynb #c014
+# %% ../nbs/14_carp.ipynb #c016
 def carp_phases(
     cfg: CarpConfig,  # objective.mlm_steps / mlm_epochs / mlm_probability, train's schedule
     model: CarpModel,  # the towers and objective
     train: TokenizedPairs,  # the training pairs
     tokenizer,  # the towers' tokenizer (its mask token)
     trainer: Trainer,  # for its steps per epoch and total steps
+    guide: Guide | None = None,  # the contrastive phase's guide (`make_guide`)
 ) -> PhaseScheduler:
     "CARP-MLM's phases: `mlm` (masked-LM steps on masked batches), then `contrastive` (`carp_step` on clean ones)."
     o, t = cfg.objective, cfg.train
@@ -208,7 +267,10 @@ def carp_phases(
         set_schedule(trainer, t.schedule, start, steps, round(t.warmup_ratio * steps), t.min_lr_ratio)
 
     def enter_contrastive(trainer, start):
-        trainer.train_step, trainer.get_batch = carp_step(model, cfg.microbatch_size, trainer.group), train.collate
+        trainer.train_step, trainer.get_batch = (
+            carp_step(model, cfg.microbatch_size, trainer.group, guide),
+            train.collate,
+        )
         rest = trainer.total_steps - start
         set_schedule(trainer, t.schedule, start, rest, round(t.warmup_ratio * rest), t.min_lr_ratio)
 
@@ -216,7 +278,15 @@ def carp_phases(
         [Phase("mlm", steps=steps, on_enter=enter_mlm), Phase("contrastive", on_enter=enter_contrastive)]
     )
 
-# %% ../nbs/14_carp.ipynb #c018
+# %% ../nbs/14_carp.ipynb #c020
+def _tokenized_splits(cfg: CarpConfig, tok, max_length: int) -> tuple:
+    "`(splits, train, validation)`: the configured pairs, and their tokens (train's hard negatives too)."
+    splits = load_pairs(cfg.data)
+    negatives = splits.train["negatives"] if cfg.data.negative_columns else None
+    train = TokenizedPairs(splits.train["passage"], splits.train["review"], tok, max_length, negatives=negatives)
+    return splits, train, TokenizedPairs(splits.validation["passage"], splits.validation["review"], tok, max_length)
+
+
 def _pairs_fingerprint(cfg: CarpConfig, report: dict, train: TokenizedPairs, val: TokenizedPairs) -> dict:
     return {
         "data": dataclasses.asdict(cfg.data),
@@ -226,7 +296,7 @@ def _pairs_fingerprint(cfg: CarpConfig, report: dict, train: TokenizedPairs, val
         "validation_sha256": val.fingerprint(),
     }
 
-# %% ../nbs/14_carp.ipynb #c019
+# %% ../nbs/14_carp.ipynb #c021
 def _check_prefixes(model: CarpModel, tok, cfg: CarpConfig) -> None:
     "Matryoshka prefixes no longer than the towers' embedding (one forward of one word)."
     dims = cfg.objective.matryoshka_dims
@@ -236,7 +306,16 @@ def _check_prefixes(model: CarpModel, tok, cfg: CarpConfig) -> None:
         if max(dims) > width:
             raise ConfigValueError(f"objective.matryoshka_dims={tuple(dims)} go beyond the towers' {width} dimensions")
 
-# %% ../nbs/14_carp.ipynb #c020
+
+def _check_negatives(model: CarpModel, cfg: CarpConfig) -> None:
+    "Hard negatives only for an objective that ranks candidates."
+    if cfg.data.negative_columns and not accepted_arguments(model.objective, ["negatives"]):
+        raise ConfigValueError(
+            f"data.negative_columns={list(cfg.data.negative_columns)}: objective {cfg.objective.name} does not rank "
+            "candidates and takes no hard negatives; use infonce, cloob, siglip, filip or momentum"
+        )
+
+# %% ../nbs/14_carp.ipynb #c022
 def train_carp(
     cfg: CarpConfig,  # the resolved config
     run_dir,  # the run folder (created if needed)
@@ -249,11 +328,10 @@ def train_carp(
     with run_lock(run_dir, f"training {carp_run_name(cfg)}", rank=rank_of(group)):  # before the first write
         seed_everything(cfg.seed)
         model, tok, max_length = build_carp(cfg)
-        _check_prefixes(model, tok, cfg)  # before the run folder is written
-        splits = load_pairs(cfg.data)
-        train = TokenizedPairs(splits.train["passage"], splits.train["review"], tok, max_length)
-        val = TokenizedPairs(splits.validation["passage"], splits.validation["review"], tok, max_length)
-        fp = _pairs_fingerprint(cfg, splits.report, train, val)
+        _check_prefixes(model, tok, cfg), _check_negatives(model, cfg)  # before the run folder is written
+        guide, guide_record = make_guide(cfg, model, tok)
+        splits, train, val = _tokenized_splits(cfg, tok, max_length)
+        fp = {**_pairs_fingerprint(cfg, splits.report, train, val), **guide_record}
         records = {"config.yaml": (config_yaml(cfg), "config"), "data.json": (json.dumps(fp, indent=1), "pairs")}
         save_record = start_run(run_dir, records, resume, RESUME_MAY_CHANGE) if rank_of(group) == 0 else None
         barrier(group)  # every rank builds the same model and pairs; rank 0 alone writes, as the folder's owner
@@ -269,7 +347,7 @@ def train_carp(
         global_batch = cfg.train.batch_size * world_size_of(group)  # the validation loss's contrastive batch
         trainer = Trainer(
             model,
-            carp_step(model, cfg.microbatch_size, group),
+            carp_step(model, cfg.microbatch_size, group, guide),
             len(train),
             train.collate,
             cfg.train,
@@ -282,7 +360,7 @@ def train_carp(
             group=group,
         )
         if has_mlm_phase(cfg):  # first among the callbacks: the phase is set before any other callback sees a step
-            trainer.callbacks.insert(0, carp_phases(cfg, model, train, tok, trainer))
+            trainer.callbacks.insert(0, carp_phases(cfg, model, train, tok, trainer, guide))
         if provides(model.objective, "clamp_"):
             trainer.after_step(model.objective.clamp_)
         if hasattr(model, "momentum_passage"):
@@ -299,7 +377,7 @@ def train_carp(
         }
         return TrainResult(run_dir, dict(state.metrics), info, time.time() - t0, trainer)
 
-# %% ../nbs/14_carp.ipynb #c021
+# %% ../nbs/14_carp.ipynb #c023
 def load_carp(checkpoint) -> tuple:
     "`(model, tokenizer, max_length)` from a CARP checkpoint folder, offline, in evaluation mode."
     checkpoint = Path(checkpoint)
@@ -313,7 +391,7 @@ def load_carp(checkpoint) -> tuple:
     load_model_weights(model, checkpoint)
     return model.eval(), tok, max_length
 
-# %% ../nbs/14_carp.ipynb #c023
+# %% ../nbs/14_carp.ipynb #c025
 def check_carp(cfg: CarpConfig) -> CarpConfig:
     "`cfg` when every name it gives is registered and its settings fit together; else an error naming the key."
     check_name(cfg.objective.name, OBJECTIVES, "objective.name")

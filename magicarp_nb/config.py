@@ -264,6 +264,13 @@ class ObjectiveConfig:
     siglip_block: Optional[int] = opt(
         None, "SigLIP: passages per block of the B×B logits, each block recomputed in the backward (None: one)", ge=1
     )
+    guide: str = opt(
+        "",
+        "guided false negatives (GISTEmbed): a frozen tower whose similarities mask the in-batch candidates it "
+        "scores above the positive: 'initial' (the towers as built, e.g. zero-shot MiniLM), a CARP checkpoint "
+        "folder, or '' (off)",
+    )
+    guide_margin: float = opt(0.0, "guided false negatives: mask candidates the guide scores above positive − margin")
     matryoshka_dims: Optional[tuple[int, ...]] = opt(
         None, "Matryoshka: the objective summed over these leading dimensions of the embedding, e.g. (384, 64)", ge=1
     )
@@ -305,6 +312,11 @@ class PairDataConfig:
     review_column: str = opt("target_comment", "column holding the review (magiCARP's name)")
     label_column: str = opt(
         "", "for 'table': a column of class labels for the probe and collapse rows of run_eval ('': none)"
+    )
+    negative_columns: tuple[str, ...] = opt(
+        (),
+        "for 'table': columns of hard-negative reviews of each passage (e.g. negative_1 of magicarp mine), extra "
+        "candidates of every passage of the global batch; () none",
     )
     min_chars: int = opt(20, "drop pairs whose passage or review has fewer characters, after stripping", ge=0)
     dedup: Literal["auto", "either", "pair", "none"] = opt(

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 import datasets
+from fastcore.basics import patch
 import numpy as np
 import torch
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
@@ -25,7 +26,7 @@ from .sources import check_text_column, read_dataset, require_hub
 __all__ = ['EOT', 'PAIR_PIPELINES', 'register_pair_pipeline', 'train_bpe_tokenizer', 'load_tokenizer', 'tokenizer_fingerprint',
            'pack_blocks', 'blocks_fingerprint', 'epoch_order', 'unigram_entropy', 'unigram_cross_entropy',
            'data_fingerprint', 'prepare_text_blocks', 'stdlib_pipeline', 'table_pipeline', 'PairSplits', 'clean_pairs',
-           'in_validation', 'load_pairs', 'duplicate_mask', 'pad_ids', 'TokenizedPairs', 'MLMMasking']
+           'in_validation', 'load_pairs', 'duplicate_mask', 'negative_mask', 'pad_ids', 'TokenizedPairs', 'MLMMasking']
 
 # %% ../nbs/05_data.ipynb #c006
 EOT = "<|endoftext|>"
@@ -210,19 +211,23 @@ def table_pipeline(cfg) -> datasets.DatasetDict:
         if split not in dsd:
             continue
         ds = dsd[split]
-        wanted = (cfg.passage_column, cfg.review_column) + ((cfg.label_column,) if cfg.label_column else ())
+        negatives = tuple(cfg.negative_columns) if split == "train" else ()  # validation ranks in-split only
+        wanted = (cfg.passage_column, cfg.review_column, *negatives) + ((cfg.label_column,) if cfg.label_column else ())
         missing = [c for c in wanted if c not in ds.column_names]
         if missing:
             raise KeyError(
                 f"pairs {cfg.source!r} split '{split}' has no column {missing[0]!r}; columns: {ds.column_names} "
-                "(set data.passage_column, data.review_column and data.label_column)"
+                "(set data.passage_column, data.review_column, data.negative_columns and data.label_column)"
             )
-        for column, key in ((cfg.passage_column, "data.passage_column"), (cfg.review_column, "data.review_column")):
+        named = [(cfg.passage_column, "data.passage_column"), (cfg.review_column, "data.review_column")]
+        for column, key in named + [(c, "data.negative_columns") for c in negatives]:
             check_text_column(ds, column, f"pairs {cfg.source!r} split '{split}'", key)
         passages = [p or "" for p in ds[cfg.passage_column]]
         cols = {"passage": passages, "review": [r or "" for r in ds[cfg.review_column]], "group": passages}
         if cfg.label_column:  # labels are kept as text, so 3 and "3" are one class
             cols["label"] = ["" if x is None else str(x) for x in ds[cfg.label_column]]
+        if negatives:  # one list of texts per pair, carried through cleaning like labels
+            cols["negatives"] = [list(n) for n in zip(*([x or "" for x in ds[c]] for c in negatives))]
         out[split] = datasets.Dataset.from_dict(cols)
     if "train" not in out:
         raise ValueError(f"pairs {cfg.source!r} have no 'train' split; splits: {list(dsd)}")
@@ -243,13 +248,15 @@ def clean_pairs(
     min_chars: int = 20,  # shortest passage or review kept, after stripping
     dedup: str = "either",  # 'either', 'pair' or 'none'
 ) -> tuple[datasets.Dataset, dict]:
-    "Drop empty, too-short and duplicate pairs (texts are stripped); returns the pairs kept and the counts."
+    "Drop empty, too-short and duplicate pairs (texts, negatives too, stripped); returns the pairs kept and the counts."
     counts = {"read": len(ds), "dropped_empty": 0, "dropped_short": 0, "dropped_duplicate": 0}
     others = {c: ds[c] for c in ds.column_names if c not in ("passage", "review")}
+    if "negatives" in others:  # hard negatives are texts too: stripped, and an empty one makes the pair empty
+        others["negatives"] = [[n.strip() for n in row] for row in others["negatives"]]
     seen_p, seen_r, seen_pair, keep = set(), set(), set(), {c: [] for c in ["passage", "review", *others]}
     for i, (p, r) in enumerate(zip(ds["passage"], ds["review"])):
         p, r = (p or "").strip(), (r or "").strip()
-        if not p or not r:
+        if not p or not r or ("negatives" in others and not all(others["negatives"][i])):
             counts["dropped_empty"] += 1
         elif len(p) < min_chars or len(r) < min_chars:
             counts["dropped_short"] += 1
@@ -286,6 +293,11 @@ def load_pairs(cfg) -> PairSplits:
     if not 0 < cfg.val_fraction < 1:
         raise ValueError(f"data.val_fraction must be in (0, 1), got {cfg.val_fraction}")
     raw = PAIR_PIPELINES[cfg.pipeline](cfg)
+    if cfg.negative_columns and "negatives" not in raw["train"].column_names:
+        raise ValueError(
+            f"data.negative_columns={list(cfg.negative_columns)} but pipeline '{cfg.pipeline}' gives no negatives: "
+            "they are columns of a table (data.pipeline=table); `magicarp mine RUN` writes one"
+        )
     dedup = cfg.dedup if cfg.dedup != "auto" else ("either" if cfg.pipeline == "stdlib" else "pair")
     train, report = clean_pairs(raw["train"], cfg.min_chars, dedup)
     report["validation_overlap"] = 0
@@ -314,7 +326,7 @@ def load_pairs(cfg) -> PairSplits:
             )
     return PairSplits(train, validation, {**report, "train": len(train), "validation": len(validation)})
 
-# %% ../nbs/05_data.ipynb #c036
+# %% ../nbs/05_data.ipynb #c038
 def duplicate_mask(
     passage_keys: torch.Tensor,  # (B,) one id per distinct passage
     review_keys: torch.Tensor,  # (B,) one id per distinct review
@@ -322,6 +334,17 @@ def duplicate_mask(
     "(B, B) bool, true where j ≠ i and pair j shares its passage or its review with pair i: not a true negative."
     same = (passage_keys[:, None] == passage_keys[None, :]) | (review_keys[:, None] == review_keys[None, :])
     return same.fill_diagonal_(False)
+
+
+def negative_mask(
+    passage_keys: torch.Tensor,  # (B,) one id per distinct passage
+    review_keys: torch.Tensor,  # (B,) one id per distinct review
+    negative_keys: torch.Tensor,  # (N,) the hard negatives' ids, from the reviews' numbering
+) -> torch.Tensor:
+    "(B, N) bool, true where negative n is the text of a review of passage i (its own, or a duplicate passage's)."
+    same_passage = (passage_keys[:, None] == passage_keys[None, :]).float()
+    is_review = (review_keys[:, None] == negative_keys[None, :]).float()  # (B, N): negative n is review m's text
+    return (same_passage @ is_review) > 0
 
 
 def pad_ids(
@@ -338,13 +361,13 @@ def pad_ids(
     return {"input_ids": ids, "attention_mask": mask}
 
 
-def _keys(seqs: list) -> torch.Tensor:
-    ids = {}
+def _keys(seqs: list, ids: dict | None = None) -> torch.Tensor:
+    ids = {} if ids is None else ids  # shared between reviews and negatives: one text, one id
     return torch.tensor([ids.setdefault(tuple(s), len(ids)) for s in seqs], dtype=torch.long)
 
-# %% ../nbs/05_data.ipynb #c037
+# %% ../nbs/05_data.ipynb #c039
 class TokenizedPairs:
-    "Pairs as token ids truncated to `max_length` tokens; `collate` makes padded batches with a duplicate mask."
+    "Pairs (and their hard negatives) as token ids cut to `max_length`; `collate` pads batches with duplicate masks."
 
     def __init__(
         self,
@@ -353,19 +376,28 @@ class TokenizedPairs:
         tokenizer,  # a Hugging Face tokenizer
         max_length: int,  # tokens per text, special tokens included
         collators: tuple = (),  # `f(batch, indices) -> batch`, applied in order after the fixed part of `collate`
+        negatives: list | None = None,  # per pair, a list of k hard-negative review texts (the same k for all)
     ):
-        if len(passages) != len(reviews):
-            raise ValueError(f"{len(passages)} passages but {len(reviews)} reviews")
+        if len(passages) != len(reviews) or (negatives is not None and len(negatives) != len(passages)):
+            raise ValueError(f"{len(passages)} passages, {len(reviews)} reviews and {len(negatives or [])} negatives")
         if max_length < 2:
             raise ValueError(f"max_length must be at least 2 tokens, got {max_length}")
         self.max_length = max_length
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
         if self.pad_id is None:
             raise ValueError("the tokenizer has neither a pad nor an eos token to pad with")
-        enc = dict(truncation=True, max_length=max_length, padding=False)
+        enc, texts = dict(truncation=True, max_length=max_length, padding=False), {}
         self.passage_ids = tokenizer(list(passages), **enc)["input_ids"]
         self.review_ids = tokenizer(list(reviews), **enc)["input_ids"]
-        self.passage_keys, self.review_keys = _keys(self.passage_ids), _keys(self.review_ids)
+        self.passage_keys, self.review_keys = _keys(self.passage_ids), _keys(self.review_ids, texts)
+        self.k = len(negatives[0]) if negatives else 0
+        if negatives and {len(n) for n in negatives} != {self.k}:
+            raise ValueError(
+                f"every pair needs the same number of negatives, got {sorted({len(n) for n in negatives})}"
+            )
+        flat = [t for n in negatives for t in n] if self.k else []
+        self.negative_ids = tokenizer(flat, **enc)["input_ids"] if flat else []  # pair-major: pair i's k in a row
+        self.negative_keys = _keys(self.negative_ids, texts)  # a negative with a review's text gets its key
         self.collators = list(collators)
 
     def __len__(self) -> int:
@@ -376,27 +408,39 @@ class TokenizedPairs:
         indices,  # the pairs of the batch
         collators: list | None = None,  # applied after the fixed part (None: the pairs' own `collators`)
     ) -> dict:
-        "The batch of `indices`: `passage`, `review` (input_ids, attention_mask), `duplicates`, keys, then collators."
+        "The batch of `indices`: `passage`, `review` (and `negatives`), duplicate masks, keys, then collators."
         idx = torch.as_tensor(indices, dtype=torch.long).reshape(-1).tolist()
+        pk, rk = self.passage_keys[idx], self.review_keys[idx]
         batch = {
             "passage": pad_ids([self.passage_ids[i] for i in idx], self.pad_id),
             "review": pad_ids([self.review_ids[i] for i in idx], self.pad_id),
-            "duplicates": duplicate_mask(self.passage_keys[idx], self.review_keys[idx]),
-            "passage_keys": self.passage_keys[idx],  # a batch split over ranks rebuilds the global mask from them
-            "review_keys": self.review_keys[idx],
+            "duplicates": duplicate_mask(pk, rk),
+            "passage_keys": pk,  # a batch split over ranks rebuilds the global masks from the keys
+            "review_keys": rk,
         }
+        if self.k:  # the batch's B·k negatives, pair-major, and which of them are a passage's own reviews
+            neg = [i * self.k + j for i in idx for j in range(self.k)]
+            batch["negatives"] = pad_ids([self.negative_ids[n] for n in neg], self.pad_id)
+            batch["negative_keys"] = self.negative_keys[neg]
+            batch["negative_duplicates"] = negative_mask(pk, rk, batch["negative_keys"])
         for collator in self.collators if collators is None else collators:
             batch = collator(batch, idx)
         return batch
 
-    def fingerprint(self) -> str:
-        "sha256 of every token id, both sides: what a resumed run must see again."
-        h = hashlib.sha256(str(self.max_length).encode())
-        for seq in self.passage_ids + self.review_ids:
+# %% ../nbs/05_data.ipynb #c040
+@patch
+def fingerprint(self: TokenizedPairs) -> str:
+    "sha256 of every token id, both sides and the hard negatives: what a resumed run must see again."
+    h = hashlib.sha256(str(self.max_length).encode())
+    for seq in self.passage_ids + self.review_ids:
+        h.update(np.asarray(seq, dtype=np.int64).tobytes() + b"|")
+    if self.k:  # only then, so that pairs without negatives keep their fingerprint
+        h.update(f"negatives:{self.k}".encode())
+        for seq in self.negative_ids:
             h.update(np.asarray(seq, dtype=np.int64).tobytes() + b"|")
-        return h.hexdigest()
+    return h.hexdigest()
 
-# %% ../nbs/05_data.ipynb #c044
+# %% ../nbs/05_data.ipynb #c049
 def _seeded_generator(*key) -> torch.Generator:
     return torch.Generator().manual_seed(int(hashlib.sha256(repr(key).encode()).hexdigest()[:15], 16))
 

@@ -114,55 +114,54 @@ def backward_replayed(
 
 # %% ../nbs/12_gradcache.ipynb #c010
 def _no_empty_shard(sizes: list, group) -> None:
-    for side, ns in zip(("passages", "reviews"), sizes):
+    for side, ns in zip(("passages", "reviews", "negatives"), sizes):
         if world_size_of(group) > 1 and min(ns) == 0:
             raise ValueError(f"rank {ns.index(0)} has no {side}: every rank needs a non-empty shard")
 
 
 def contrastive_step(
     encode_p: Callable,  # dict of tensors (a slice of batch_p along dim 0) -> (b, d) passage embeddings
-    encode_r: Callable,  # the same for reviews
-    loss_fn: Callable,  # (P, R) of the global batch -> scalar loss; any differentiable function, may own parameters
+    encode_r: Callable,  # the same for reviews (and hard negatives)
+    loss_fn: Callable,  # (P, R) of the global batch -> scalar loss, or (P, R, N) with negatives; may own parameters
     batch_p: dict,  # the passages of the batch (of this rank's shard): input_ids, attention_mask, ...
     batch_r: dict,  # the reviews of the batch (of this rank's shard)
     microbatch_size: int | None = None,  # items per encoder forward (None, or >= the batch: one plain pass)
     scale: float = 1.0,  # multiplies every gradient (1 / batches accumulated)
     sort_by_length: bool = True,  # group items of similar length into microbatches
-    return_embeddings: bool = False,  # also return the detached (global) (P, R)
+    return_embeddings: bool = False,  # also return the detached (global) (P, R), and N with negatives
     backward: Callable | None = None,  # an engine's `Backward` (or a plain backward function; None: autograd's)
     group=None,  # the ranks sharing the global batch: a process group or a ThreadGroup (None: torch's default, or one)
+    negatives: dict | None = None,  # hard-negative reviews of this rank's shard, encoded by `encode_r`: a third side
 ):
     """The loss of one contrastive batch, leaving `scale` × its full-batch gradient in `.grad`. Over ranks, each has
     its shard and the loss is the global batch's: every rank's `.grad` summed over the ranks is the one-process
     gradient, and the caller reduces it (the engine, once per optimiser step). Peak memory: one microbatch of
-    activations + the global B×d embeddings and their gradients + the loss' B×B logits."""
+    activations + the global B×d embeddings (of every side) and their gradients + the loss' logits."""
     backward = as_backward(backward)
-    sizes = [gather_sizes(batch_size_of(b), group) for b in (batch_p, batch_r)]
+    inputs = [(encode_p, batch_p), (encode_r, batch_r)] + ([(encode_r, negatives)] if negatives is not None else [])
+    sizes = [gather_sizes(batch_size_of(b), group) for _, b in inputs]
     _no_empty_shard(sizes, group)
     gather = gather_with_grad if world_size_of(group) > 1 else (lambda x, group, ns: x)
 
-    def global_loss(P, R):
-        Pg, Rg = gather(P, group, sizes[0]), gather(R, group, sizes[1])
-        return loss_fn(Pg, Rg), Pg, Rg
+    def global_loss(*E):  # each side gathered over the ranks, in rank order
+        gathered = [gather(e, group, ns) for e, ns in zip(E, sizes)]
+        return loss_fn(*gathered), gathered
 
-    mine = max(sizes[0][rank_of(group)], sizes[1][rank_of(group)])
+    mine = max(ns[rank_of(group)] for ns in sizes)
     if microbatch_size is None or microbatch_size >= mine:
         # everything fits in one microbatch: the ordinary step, one forward fewer than the cached one
-        loss, Pg, Rg = backward.forward(lambda: global_loss(encode_p(batch_p), encode_r(batch_r)))
+        loss, gathered = backward.forward(lambda: global_loss(*(encode(b) for encode, b in inputs)))
         backward(loss * scale)
     else:
-        sides = [
-            (encode, *encode_without_graph(encode, batch, microbatch_size, sort_by_length))
-            for encode, batch in ((encode_p, batch_p), (encode_r, batch_r))
-        ]
+        sides = [(encode, *encode_without_graph(encode, b, microbatch_size, sort_by_length)) for encode, b in inputs]
         with backward.no_sync():  # the loss' backward only reaches the objective's own weights
-            loss, Pg, Rg = backward.forward(global_loss, sides[0][-1], sides[1][-1])
+            loss, gathered = backward.forward(global_loss, *(side[-1] for side in sides))
             backward(loss * scale)
-        backward_replayed(*sides[0], backward, reduce_last=False)
-        backward_replayed(*sides[1], backward)  # its last backward reduces everything, once
-    return (loss.detach(), Pg.detach(), Rg.detach()) if return_embeddings else loss.detach()
+        for k, side in enumerate(sides):  # the last side's last backward reduces everything, once
+            backward_replayed(*side, backward, reduce_last=k == len(sides) - 1)
+    return (loss.detach(), *(g.detach() for g in gathered)) if return_embeddings else loss.detach()
 
-# %% ../nbs/12_gradcache.ipynb #c031
+# %% ../nbs/12_gradcache.ipynb #c033
 def _check_batch(n: int, vocab: int, device) -> dict:
     "A fixed batch of `n` random token-id sequences of lengths 4 to 15."
     g = torch.Generator().manual_seed(1234)
@@ -179,7 +178,7 @@ def _rel_diff(params: list, ref: list) -> float:
     scale_diff = float((got[-1] - ref[-1]).abs() / ref[-1].abs())
     return max(float((flat_got - flat_ref).norm() / flat_ref.norm()), scale_diff)
 
-# %% ../nbs/12_gradcache.ipynb #c032
+# %% ../nbs/12_gradcache.ipynb #c034
 def check_distributed_step(
     global_batch: int = 8,  # pairs in the global batch (split over the ranks)
     microbatch_size: int = 2,  # items per encoder forward
@@ -233,7 +232,7 @@ def _check_in_group(group, global_batch: int, microbatch_size: int, backend: str
         ],
     )
 
-# %% ../nbs/12_gradcache.ipynb #c036
+# %% ../nbs/12_gradcache.ipynb #c038
 def check_report(result: dict, tolerance: float) -> tuple[bool, str]:
     "`(ok, text)`: the per-rank table of a `check_distributed_step` result and its verdict against `tolerance`."
     head = "rank  max rel. grad diff  step (s)  reductions"
@@ -276,7 +275,7 @@ def check_distributed(
         print(text)
     return 0 if ok else 1
 
-# %% ../nbs/12_gradcache.ipynb #c043
+# %% ../nbs/12_gradcache.ipynb #c045
 def recompute_step(
     encode_p: Callable,  # as in `contrastive_step`
     encode_r: Callable,

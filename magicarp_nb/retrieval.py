@@ -129,6 +129,14 @@ def encode_texts(
     return encode_ids(encoder, ids, pad, batch_size, progress)
 
 # %% ../nbs/13_retrieval.ipynb #c021
+def _shorter_prefixes(dims, width: int) -> list:
+    "The Matryoshka prefixes shorter than the embedding's `width`, longest first; one beyond it is refused."
+    dims = tuple(int(d) for d in dims or ())
+    if dims and (max(dims) > width or min(dims) < 1):
+        raise ValueError(f"Matryoshka dims={dims} must lie within the embedding's {width} dimensions (1 to {width})")
+    return sorted({d for d in dims if d < width}, reverse=True)
+
+
 @torch.no_grad()
 def evaluate_pairs(
     model,  # has passage_encoder, review_encoder, objective (e.g. carp.CarpModel)
@@ -139,10 +147,12 @@ def evaluate_pairs(
     progress: bool = False,  # tqdm bars
     seed: int = 0,  # seed of the order in which pairs are cut into loss chunks
     split: str = "validation",  # the name of the split, for errors
+    dims: tuple | None = None,  # prefixes also scored on their own (None: the objective's Matryoshka `dims`, if any)
 ) -> dict:
-    "`eval_loss`, `eval_accuracy`, and `eval_`-prefixed retrieval R@k and MRR in both directions over the whole split."
+    "`eval_loss`, `eval_accuracy`, `eval_`-prefixed R@k and MRR both ways, and `eval_d{d}_`-prefixed ones per prefix."
     P = encode_ids(model.passage_encoder, pairs.passage_ids, pairs.pad_id, batch_size, progress)
     R = encode_ids(model.review_encoder, pairs.review_ids, pairs.pad_id, batch_size, progress)
+    prefixes = _shorter_prefixes(getattr(model.objective, "dims", None) if dims is None else dims, P.shape[-1])
     owned = list(model.objective.parameters()) if isinstance(model.objective, torch.nn.Module) else []
     device = owned[0].device if owned else P.device
     losses, accs, weights = [], [], []
@@ -161,5 +171,7 @@ def evaluate_pairs(
         "eval_loss": sum(w * x for w, x in zip(weights, losses)) / total,
         "eval_accuracy": sum(w * x for w, x in zip(weights, accs)) / total,
     }
-    retrieval = retrieval_metrics(P, R, pairs.passage_keys, pairs.review_keys, ks, split=split)
-    return {**out, **{f"eval_{k}": v for k, v in retrieval.items()}}
+    for name, d in [("", P.shape[-1])] + [(f"d{d}_", d) for d in prefixes]:  # retrieval_metrics re-normalises
+        m = retrieval_metrics(P[..., :d], R[..., :d], pairs.passage_keys, pairs.review_keys, ks, split=split)
+        out.update({f"eval_{name}{k}": v for k, v in m.items()})
+    return out
