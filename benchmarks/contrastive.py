@@ -103,7 +103,7 @@ def run_one(method: str, B: int, m: int, max_length: int, steps: int, grad_path:
     import torch
 
     from magicarp_nb.config import EncoderConfig, PairDataConfig
-    from magicarp_nb.data import TokenizedPairs, load_pairs
+    from magicarp_nb.pairs import TokenizedPairs, load_pairs
     from magicarp_nb.encoders import build_encoder
     from magicarp_nb.objectives import InfoNCE
 

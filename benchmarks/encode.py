@@ -14,7 +14,7 @@ import pandas as pd
 import torch
 
 from magicarp_nb.config import PairDataConfig
-from magicarp_nb.data import load_pairs
+from magicarp_nb.pairs import load_pairs
 from magicarp_nb.embeddings import encode_corpus
 from magicarp_nb.carp_eval import zero_shot_model
 

@@ -10,8 +10,9 @@ embeddings (`encoder.normalize=false`, as VICReg intends) and are scored by cosi
 on token features (`encoder.tokens=true`) and is scored by its late-interaction similarity. `matryoshka` is
 InfoNCE over the prefixes 384 and 64; every non-token row is also scored on its first 64 dimensions. `infonce+k
 mined` is InfoNCE with k hard negatives per passage mined by the untrained tower among the training reviews
-(`mining.mine_negatives`: the --range-max most similar, below (1 − --relative-margin) × the positive's score, a
-seeded random draw among those); a passage with fewer eligible candidates is left out of that row's pairs.
+(`mining.mine_negatives`: the most similar below (1 − --relative-margin) × the positive's score, among the
+--range-max most similar if given, --sampling top or a seeded random draw); a passage with fewer eligible
+candidates is left out of that row's pairs.
 
     nice -n 10 env OMP_NUM_THREADS=1 .venv/bin/python benchmarks/objectives.py            # the quoted table
     .venv/bin/python benchmarks/objectives.py --steps 2 --pairs 64 --val-pairs 32         # a quick look
@@ -27,7 +28,7 @@ import torch.nn.functional as F
 
 from magicarp_nb.carp import build_carp, carp_step
 from magicarp_nb.config import load_config
-from magicarp_nb.data import TokenizedPairs, load_pairs
+from magicarp_nb.pairs import TokenizedPairs, load_pairs
 from magicarp_nb.mining import mine_negatives
 from magicarp_nb.objectives import late_interaction_logits, token_mask
 from magicarp_nb.retrieval import encode_ids
@@ -84,7 +85,7 @@ def scores_to_row(p2r: torch.Tensor, r2p: torch.Tensor, val: TokenizedPairs) -> 
 
 def mined(model, tok, max_length: int, splits, k: int, args) -> datasets.Dataset:
     "The training pairs with k hard negatives each, mined by the untrained tower (`mining.mine_negatives`)."
-    knobs = dict(range_max=args.range_max, relative_margin=args.relative_margin, sampling_strategy="random")
+    knobs = dict(range_max=args.range_max, relative_margin=args.relative_margin, sampling_strategy=args.sampling)
     out = mine_negatives(model, splits, None, k, tokenizer=tok, max_length=max_length, progress=False, **knobs)
     return out.pairs["train"]
 
@@ -148,7 +149,8 @@ def main():
     ap.add_argument("--lr", type=float, default=2e-5, help="peak learning rate")
     ap.add_argument("--microbatch", type=int, default=None, help="pairs per encoder forward (None: whole batch)")
     ap.add_argument("--objectives", default=",".join(OBJECTIVES), help="comma-separated objective names")
-    ap.add_argument("--range-max", type=int, default=20, help="mining: only the most similar N candidates")
+    ap.add_argument("--range-max", type=int, default=None, help="mining: only the most similar N candidates")
+    ap.add_argument("--sampling", default="top", choices=("top", "random"), help="mining: the hardest or a draw")
     ap.add_argument("--relative-margin", type=float, default=0.05, help="mining: below (1 - m) × the positive")
     args = ap.parse_args()
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))

@@ -9,6 +9,7 @@ import copy
 import dataclasses
 import json
 import time
+import warnings
 from pathlib import Path
 
 import torch
@@ -16,7 +17,7 @@ from torch import nn
 
 from .config import CarpConfig, config_yaml, load_config
 from .settings import ConfigValueError, check_name
-from .data import PAIR_PIPELINES, MLMMasking, TokenizedPairs, duplicate_mask, load_pairs, negative_mask
+from .pairs import PAIR_PIPELINES, MLMMasking, TokenizedPairs, duplicate_mask, load_pairs, negative_mask
 from .encoders import build_encoder, trim_padding
 from .engines import TrainStep, as_backward, check_engine_config
 from .distributed import barrier, gather_sizes, gather_with_grad, rank_of, world_size_of
@@ -33,7 +34,7 @@ from magicarp_nb.objectives import (
 )
 from .retrieval import evaluate_pairs
 from .runfiles import run_lock, start_run
-from .checkpoints import load_model_weights, recorded_sha256, verify_checkpoint
+from .checkpoints import list_checkpoints, load_model_weights, recorded_sha256, verify_checkpoint
 from .runtime import parse_device, quiet_transformers, seed_everything, tracker_names
 from .schedulers import SCHEDULES, Phase, PhaseScheduler, set_schedule
 from .trainer import RESUME_MAY_CHANGE, Trainer, TrainResult
@@ -118,10 +119,10 @@ def _global_batch_parts(model: CarpModel, batch: dict, group, guide: Guide | Non
         guided = guide.embed(sides)
     if world_size_of(group) > 1:  # every side (and its keys) of every rank, in rank order
         sizes = [gather_sizes(batch_size_of(s), group, batch["passage_keys"].device) for s in sides]
-        keys = ("passage_keys", "review_keys", "negative_keys")
-        keys = [gather_with_grad(batch[k], group, ns) for k, ns in zip(keys, sizes)]
+        keys = ("passage_keys", "review_keys", "negative_keys", "negative_known")
+        keys = [gather_with_grad(batch[k], group, ns) for k, ns in zip(keys, sizes + sizes[2:])]
         mask = duplicate_mask(*keys[:2])
-        mask = torch.cat([mask, negative_mask(*keys)], 1) if len(keys) == 3 else mask
+        mask = torch.cat([mask, negative_mask(*keys)], 1) if len(keys) == 4 else mask
         momentum = [gather_with_grad(E, group, ns) for E, ns in zip(momentum, sizes)] if momentum else None
         guided = [gather_with_grad(E, group, ns) for E, ns in zip(guided, sizes)] if guided else None
     else:
@@ -131,6 +132,12 @@ def _global_batch_parts(model: CarpModel, batch: dict, group, guide: Guide | Non
         by_guide = guided_mask(*guided, margin=guide.margin)
         share = float(by_guide.float().sum() / (by_guide.numel() - len(by_guide)))  # of the candidates but positives
         mask = by_guide if mask is None else mask | by_guide.to(mask.device)
+        if bool((mask.sum(1) >= mask.shape[1] - 1).any()):
+            warnings.warn(
+                f"objective.guide leaves a passage of a batch no negative at all (guide_margin={guide.margin}): "
+                "its loss is zero; guide_masked logs the share masked",
+                stacklevel=2,
+            )
     extra = dict(zip(("P_m", "R_m", "N_m"), momentum)) if momentum else {}
     return mask, extra, share
 
@@ -183,11 +190,7 @@ def _reads(tok) -> dict:
     return {k: v for k, v in json.loads(tok.backend_tokenizer.to_str()).items() if k not in ("truncation", "padding")}
 
 
-def make_guide(cfg: CarpConfig, model: CarpModel, tok) -> tuple:
-    "`(guide, record)`: the guide `objective.guide` names (None when off) and what identifies it for a resume."
-    spec = cfg.objective.guide
-    if not spec:
-        return None, {}
+def _build_guide(spec: str, cfg: CarpConfig, model: CarpModel, tok) -> tuple:
     if spec == "initial":
         if cfg.encoder.random_init:
             raise ConfigValueError(
@@ -195,6 +198,9 @@ def make_guide(cfg: CarpConfig, model: CarpModel, tok) -> tuple:
                 "a guide must already rank texts; give a trained CARP checkpoint folder"
             )
         return Guide(model.passage_encoder, model.review_encoder, cfg.objective.guide_margin), {"guide": "initial"}
+    if Path(spec).is_dir() and list_checkpoints(spec):
+        raise ConfigValueError(f"objective.guide={spec} is a run folder: give one of its checkpoints, e.g. "
+                               f"{list_checkpoints(spec)[-1]}")  # fmt: skip
     folder = verify_checkpoint(Path(spec))  # every file against its sha256, before any use
     guide_model, guide_tok, _ = load_carp(folder)
     if _reads(guide_tok) != _reads(tok):
@@ -204,6 +210,20 @@ def make_guide(cfg: CarpConfig, model: CarpModel, tok) -> tuple:
         )
     guide = Guide(guide_model.passage_encoder, guide_model.review_encoder, cfg.objective.guide_margin)
     return guide, {"guide": str(folder), "guide_sha256": recorded_sha256(folder)}
+
+
+def make_guide(cfg: CarpConfig, model: CarpModel, tok) -> tuple:
+    "`(guide, record)`: the guide `objective.guide` names (None when off) and what identifies it for a resume."
+    if not cfg.objective.guide:
+        return None, {}
+    with torch.random.fork_rng(devices=[]):  # the run's random stream stays what it is without a guide
+        guide, record = _build_guide(cfg.objective.guide, cfg, model, tok)
+        with torch.no_grad():
+            shape = guide.passage(dict(tok(["a"], return_tensors="pt"))).shape
+    if len(shape) != 2:
+        raise ConfigValueError(f"objective.guide={cfg.objective.guide} gives token features {tuple(shape)} "
+                               "(encoder.tokens=true): a guide scores one vector per text")  # fmt: skip
+    return guide, record
 
 # %% ../nbs/14_carp.ipynb #c015
 def _mlm_side(encoder, part: dict, microbatch_size: int | None, scale: float, backward, last: bool) -> tuple:
@@ -231,7 +251,7 @@ def mlm_step(
 
     def step(batch: dict, scale: float, backward) -> dict:
         if "passage_mlm" not in batch:
-            raise KeyError("an MLM step needs batches masked by data.MLMMasking (passage_mlm, review_mlm)")
+            raise KeyError("an MLM step needs batches masked by pairs.MLMMasking (passage_mlm, review_mlm)")
         pairs = (("passage_mlm", model.passage_encoder), ("review_mlm", model.review_encoder))
         sides = [
             _mlm_side(enc, batch[key], microbatch_size, scale / 2, as_backward(backward), last=key == "review_mlm")
@@ -308,12 +328,14 @@ def _check_prefixes(model: CarpModel, tok, cfg: CarpConfig) -> None:
 
 
 def _check_negatives(model: CarpModel, cfg: CarpConfig) -> None:
-    "Hard negatives only for an objective that ranks candidates."
-    if cfg.data.negative_columns and not accepted_arguments(model.objective, ["negatives"]):
-        raise ConfigValueError(
-            f"data.negative_columns={list(cfg.data.negative_columns)}: objective {cfg.objective.name} does not rank "
-            "candidates and takes no hard negatives; use infonce, cloob, siglip, filip or momentum"
-        )
+    "Hard negatives and a guide only for an objective that ranks candidates (VICReg has none to leave out)."
+    named = {"data.negative_columns": list(cfg.data.negative_columns), "objective.guide": cfg.objective.guide}
+    for key, value in named.items():
+        if value and not accepted_arguments(model.objective, ["negatives"]):
+            raise ConfigValueError(
+                f"{key}={value}: objective {cfg.objective.name} does not rank candidates, so it has no hard "
+                "negatives to take and no false negatives to leave out; use infonce, cloob, siglip, filip or momentum"
+            )
 
 # %% ../nbs/14_carp.ipynb #c022
 def train_carp(
@@ -401,6 +423,8 @@ def check_carp(cfg: CarpConfig) -> CarpConfig:
     parse_device(cfg.train.device)
     has_mlm_phase(cfg)
     check_engine_config(cfg.train)
+    if cfg.objective.guide_margin and not cfg.objective.guide:
+        raise ConfigValueError(f"objective.guide_margin={cfg.objective.guide_margin} without objective.guide: set both")
     if cfg.data.pipeline == "table" and not cfg.data.source:
         raise ConfigValueError("data.pipeline=table reads a table: set data.source (a local file or folder)")
     return cfg

@@ -19,7 +19,7 @@ from .carp import build_carp, load_carp
 from .collapse import AgreementStats, CollapseStats
 from .config import CarpConfig, load_config
 from .settings import to_dict
-from .data import TokenizedPairs, load_pairs
+from .pairs import TokenizedPairs, load_pairs
 from .embeddings import encode_corpus, load_embeddings
 from .measures import nc_row
 from .probe import encode_labels, fit_probe, linear_probe, module_labels

@@ -270,7 +270,9 @@ class ObjectiveConfig:
         "scores above the positive: 'initial' (the towers as built, e.g. zero-shot MiniLM), a CARP checkpoint "
         "folder, or '' (off)",
     )
-    guide_margin: float = opt(0.0, "guided false negatives: mask candidates the guide scores above positive − margin")
+    guide_margin: float = opt(
+        0.0, "guided false negatives: mask candidates the guide scores above positive − margin (cosines)", ge=-1, le=1
+    )
     matryoshka_dims: Optional[tuple[int, ...]] = opt(
         None, "Matryoshka: the objective summed over these leading dimensions of the embedding, e.g. (384, 64)", ge=1
     )
@@ -300,7 +302,7 @@ class PairDataConfig:
 
     pipeline: str = opt(
         "stdlib",
-        "pair pipeline from data.PAIR_PIPELINES: 'stdlib' (function source and docstring from this Python's "
+        "pair pipeline from pairs.PAIR_PIPELINES: 'stdlib' (function source and docstring from this Python's "
         "standard library, offline) or 'table' (a dataset with a passage and a review column)",
     )
     source: str = opt(

@@ -119,6 +119,14 @@ def _no_empty_shard(sizes: list, group) -> None:
             raise ValueError(f"rank {ns.index(0)} has no {side}: every rank needs a non-empty shard")
 
 
+def _padded_tokens(e: torch.Tensor, group) -> torch.Tensor:
+    "Token features (b, L, d) zero-padded to the longest L of the ranks, so that they gather (zero is padding)."
+    if e.ndim != 3 or world_size_of(group) == 1:
+        return e
+    longest = max(gather_sizes(e.shape[1], group, e.device))
+    return torch.nn.functional.pad(e, (0, 0, 0, longest - e.shape[1]))
+
+
 def contrastive_step(
     encode_p: Callable,  # dict of tensors (a slice of batch_p along dim 0) -> (b, d) passage embeddings
     encode_r: Callable,  # the same for reviews (and hard negatives)
@@ -144,7 +152,7 @@ def contrastive_step(
     gather = gather_with_grad if world_size_of(group) > 1 else (lambda x, group, ns: x)
 
     def global_loss(*E):  # each side gathered over the ranks, in rank order
-        gathered = [gather(e, group, ns) for e, ns in zip(E, sizes)]
+        gathered = [gather(_padded_tokens(e, group), group, ns) for e, ns in zip(E, sizes)]
         return loss_fn(*gathered), gathered
 
     mine = max(ns[rank_of(group)] for ns in sizes)
@@ -275,7 +283,7 @@ def check_distributed(
         print(text)
     return 0 if ok else 1
 
-# %% ../nbs/12_gradcache.ipynb #c045
+# %% ../nbs/12_gradcache.ipynb #c047
 def recompute_step(
     encode_p: Callable,  # as in `contrastive_step`
     encode_r: Callable,

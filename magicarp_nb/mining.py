@@ -24,7 +24,7 @@ from .carp import build_carp, load_carp
 from .carp_eval import carp_checkpoint
 from .checkpoints import recorded_sha256, verify_checkpoint
 from .config import CarpConfig, load_config
-from .data import PairSplits, load_pairs
+from .pairs import PairSplits, load_pairs
 from .retrieval import encode_texts
 from .runfiles import LOCK_NAME, atomic_write, has_checkpoints, run_lock
 from .runtime import seed_everything
@@ -351,7 +351,7 @@ def _mine(src: MiningSource, pairs: PairSplits, knobs: dict, settings: dict, bat
 # %% ../nbs/19_mining.ipynb #c034
 def mine_negatives(
     source,  # a CARP run folder, a checkpoint folder, 'zero-shot', or a model with passage_encoder, review_encoder
-    pairs: PairSplits | None = None,  # the pairs (None: `data.load_pairs` of the source's config)
+    pairs: PairSplits | None = None,  # the pairs (None: `pairs.load_pairs` of the source's config)
     out_dir=None,  # the folder of the mined table and mining.json (None: returned, not written)
     num_negatives: int = 1,  # negatives per passage
     range_min: int = 0,  # skip this many of the most similar candidates

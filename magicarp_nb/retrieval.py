@@ -8,7 +8,7 @@ from __future__ import annotations
 import torch
 from tqdm.auto import tqdm
 
-from .data import TokenizedPairs, pad_ids
+from .pairs import TokenizedPairs, pad_ids
 from .objectives import contrastive_accuracy, masked_logits, objective_logits, objective_loss
 from .objectives import late_interaction_logits, token_mask
 
