@@ -40,7 +40,7 @@ from .schedulers import SCHEDULES, Phase, PhaseScheduler, set_schedule
 from .trainer import RESUME_MAY_CHANGE, Trainer, TrainResult
 
 # %% auto #0
-__all__ = ['CarpModel', 'build_carp', 'has_mlm_phase', 'carp_run_name', 'carp_step', 'Guide', 'make_guide', 'mlm_step',
+__all__ = ['CarpModel', 'build_carp', 'has_mlm_phase', 'carp_run_name', 'Guide', 'make_guide', 'carp_step', 'mlm_step',
            'carp_phases', 'train_carp', 'load_carp', 'check_carp']
 
 # %% ../nbs/14_carp.ipynb #c006
@@ -108,6 +108,64 @@ def carp_run_name(cfg: CarpConfig) -> str:
     return cfg.run_name or f"{name}_s{cfg.seed}"
 
 # %% ../nbs/14_carp.ipynb #c009
+class Guide:
+    "Frozen towers whose similarities mask the batch's false negatives (`objective.guide`, GISTEmbed)."
+
+    def __init__(self, passage_encoder: nn.Module, review_encoder: nn.Module, margin: float = 0.0):
+        self.passage = copy.deepcopy(passage_encoder).eval().requires_grad_(False)
+        same = passage_encoder is review_encoder
+        self.review = self.passage if same else copy.deepcopy(review_encoder).eval().requires_grad_(False)
+        self.margin = margin
+
+    @torch.no_grad()
+    def embed(self, sides: list) -> list:
+        "The guide's embeddings of the passages, then of each other side (reviews, negatives), on their device."
+        device = sides[0]["input_ids"].device
+        self.passage.to(device), self.review.to(device)
+        return [self.passage(sides[0])] + [self.review(s) for s in sides[1:]]
+
+
+def _reads(tok) -> dict:
+    "What decides a tokenizer's ids: its full definition less the truncation and padding of its last call."
+    return {k: v for k, v in json.loads(tok.backend_tokenizer.to_str()).items() if k not in ("truncation", "padding")}
+
+
+def _build_guide(spec: str, cfg: CarpConfig, model: CarpModel, tok) -> tuple:
+    if spec == "initial":
+        if cfg.encoder.random_init:
+            raise ConfigValueError(
+                "objective.guide=initial copies the towers as built, which are random (encoder.random_init=true): "
+                "a guide must already rank texts; give a trained CARP checkpoint folder"
+            )
+        return Guide(model.passage_encoder, model.review_encoder, cfg.objective.guide_margin), {"guide": "initial"}
+    if Path(spec).is_dir() and list_checkpoints(spec):
+        raise ConfigValueError(f"objective.guide={spec} is a run folder: give one of its checkpoints, e.g. "
+                               f"{list_checkpoints(spec)[-1]}")  # fmt: skip
+    folder = verify_checkpoint(Path(spec))  # every file against its sha256, before any use
+    guide_model, guide_tok, _ = load_carp(folder)
+    if _reads(guide_tok) != _reads(tok):
+        raise ConfigValueError(
+            f"objective.guide={spec} has another tokenizer than the towers': it would read their token ids as "
+            "other words; guide with a checkpoint of the same backbone family"
+        )
+    guide = Guide(guide_model.passage_encoder, guide_model.review_encoder, cfg.objective.guide_margin)
+    return guide, {"guide": str(folder), "guide_sha256": recorded_sha256(folder)}
+
+
+def make_guide(cfg: CarpConfig, model: CarpModel, tok) -> tuple:
+    "`(guide, record)`: the guide `objective.guide` names (None when off) and what identifies it for a resume."
+    if not cfg.objective.guide:
+        return None, {}
+    with torch.random.fork_rng(devices=[]):  # the run's random stream stays what it is without a guide
+        guide, record = _build_guide(cfg.objective.guide, cfg, model, tok)
+        with torch.no_grad():
+            shape = guide.passage(dict(tok(["a"], return_tensors="pt"))).shape
+    if len(shape) != 2:
+        raise ConfigValueError(f"objective.guide={cfg.objective.guide} gives token features {tuple(shape)} "
+                               "(encoder.tokens=true): a guide scores one vector per text")  # fmt: skip
+    return guide, record
+
+# %% ../nbs/14_carp.ipynb #c011
 def _global_batch_parts(model: CarpModel, batch: dict, group, guide: Guide | None = None) -> tuple:
     "The global candidate mask, the loss' extra inputs (the EMA towers' embeddings) and the guide's share of the mask."
     sides = [batch["passage"], batch["review"]] + ([batch["negatives"]] if "negatives" in batch else [])
@@ -166,64 +224,6 @@ def carp_step(
         return metrics
 
     return TrainStep(step, global_batch=True)  # the loss is the global batch's, on every rank: no share weights
-
-# %% ../nbs/14_carp.ipynb #c013
-class Guide:
-    "Frozen towers whose similarities mask the batch's false negatives (`objective.guide`, GISTEmbed)."
-
-    def __init__(self, passage_encoder: nn.Module, review_encoder: nn.Module, margin: float = 0.0):
-        self.passage = copy.deepcopy(passage_encoder).eval().requires_grad_(False)
-        same = passage_encoder is review_encoder
-        self.review = self.passage if same else copy.deepcopy(review_encoder).eval().requires_grad_(False)
-        self.margin = margin
-
-    @torch.no_grad()
-    def embed(self, sides: list) -> list:
-        "The guide's embeddings of the passages, then of each other side (reviews, negatives), on their device."
-        device = sides[0]["input_ids"].device
-        self.passage.to(device), self.review.to(device)
-        return [self.passage(sides[0])] + [self.review(s) for s in sides[1:]]
-
-
-def _reads(tok) -> dict:
-    "What decides a tokenizer's ids: its full definition less the truncation and padding of its last call."
-    return {k: v for k, v in json.loads(tok.backend_tokenizer.to_str()).items() if k not in ("truncation", "padding")}
-
-
-def _build_guide(spec: str, cfg: CarpConfig, model: CarpModel, tok) -> tuple:
-    if spec == "initial":
-        if cfg.encoder.random_init:
-            raise ConfigValueError(
-                "objective.guide=initial copies the towers as built, which are random (encoder.random_init=true): "
-                "a guide must already rank texts; give a trained CARP checkpoint folder"
-            )
-        return Guide(model.passage_encoder, model.review_encoder, cfg.objective.guide_margin), {"guide": "initial"}
-    if Path(spec).is_dir() and list_checkpoints(spec):
-        raise ConfigValueError(f"objective.guide={spec} is a run folder: give one of its checkpoints, e.g. "
-                               f"{list_checkpoints(spec)[-1]}")  # fmt: skip
-    folder = verify_checkpoint(Path(spec))  # every file against its sha256, before any use
-    guide_model, guide_tok, _ = load_carp(folder)
-    if _reads(guide_tok) != _reads(tok):
-        raise ConfigValueError(
-            f"objective.guide={spec} has another tokenizer than the towers': it would read their token ids as "
-            "other words; guide with a checkpoint of the same backbone family"
-        )
-    guide = Guide(guide_model.passage_encoder, guide_model.review_encoder, cfg.objective.guide_margin)
-    return guide, {"guide": str(folder), "guide_sha256": recorded_sha256(folder)}
-
-
-def make_guide(cfg: CarpConfig, model: CarpModel, tok) -> tuple:
-    "`(guide, record)`: the guide `objective.guide` names (None when off) and what identifies it for a resume."
-    if not cfg.objective.guide:
-        return None, {}
-    with torch.random.fork_rng(devices=[]):  # the run's random stream stays what it is without a guide
-        guide, record = _build_guide(cfg.objective.guide, cfg, model, tok)
-        with torch.no_grad():
-            shape = guide.passage(dict(tok(["a"], return_tensors="pt"))).shape
-    if len(shape) != 2:
-        raise ConfigValueError(f"objective.guide={cfg.objective.guide} gives token features {tuple(shape)} "
-                               "(encoder.tokens=true): a guide scores one vector per text")  # fmt: skip
-    return guide, record
 
 # %% ../nbs/14_carp.ipynb #c015
 def _mlm_side(encoder, part: dict, microbatch_size: int | None, scale: float, backward, last: bool) -> tuple:
