@@ -152,20 +152,14 @@ def hard_negatives(
     R,  # (m, d) candidate review embeddings (normalised here)
     own,  # (n,) each pair's own review among the candidates
     forbidden: list,  # per pair, the candidates never its negative (`mining_candidates`), its own among them
-    num_negatives: int = 1,  # negatives per passage
-    range_min: int = 0,  # skip this many of the most similar candidates
-    range_max: int | None = None,  # only the range_max most similar candidates (None: all)
-    margin: float | None = None,  # keep candidates scoring ≤ positive − margin (None: off)
-    relative_margin: float | None = None,  # keep candidates scoring ≤ positive × (1 − relative_margin) (None: off)
-    max_score: float | None = None,  # keep candidates scoring ≤ max_score (None: off)
-    sampling_strategy: str = "top",  # 'top': the most similar eligible; 'random': a seeded draw among them
     seed: int = 0,  # seed of 'random'
     use_faiss: bool = False,  # faiss's exact inner-product index instead of blocks of matrix products
     block_size: int = 1024,  # passages scored at a time (memory: block_size × m scores)
     progress: bool = False,  # a tqdm bar over blocks
+    **knobs,  # the knobs of `check_knobs`: num_negatives, range_min, range_max, margins, sampling_strategy
 ) -> dict:
     "`negatives` (n, k): candidates, best first (-1: too few eligible); their cosine `scores`; each `positive` score."
-    knobs = check_knobs(num_negatives, range_min, range_max, margin, relative_margin, max_score, sampling_strategy)
+    knobs = check_knobs(**knobs)
     if not _whole(block_size) or block_size < 1:
         raise ValueError(f"block_size={block_size} must be a whole number ≥ 1")
     P, R = (torch.as_tensor(E).float() for E in (P, R))
@@ -177,9 +171,9 @@ def hard_negatives(
             raise ValueError(f"some {what} embeddings are not finite: the encoder has diverged and cannot mine")
     P, R = torch.nn.functional.normalize(P, dim=-1), torch.nn.functional.normalize(R, dim=-1)
     positive = (P * R[torch.as_tensor(own)]).sum(1).numpy()
-    ids = np.full((len(P), num_negatives), -1)
-    scores = np.full((len(P), num_negatives), np.nan, dtype=np.float32)
-    width = min(len(R), range_max or len(R))
+    ids = np.full((len(P), knobs["num_negatives"]), -1)
+    scores = np.full((len(P), knobs["num_negatives"]), np.nan, dtype=np.float32)
+    width = min(len(R), knobs["range_max"] or len(R))
     for s, D, I in _ranked_blocks(P, R, forbidden, width, use_faiss, block_size, progress):
         ids[s : s + len(D)], scores[s : s + len(D)] = _pick(D, I, positive[s : s + len(D)], s, knobs, seed)
     return {"negatives": ids, "scores": scores, "positive": positive}
