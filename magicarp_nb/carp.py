@@ -205,6 +205,7 @@ def carp_step(
     microbatch_size: int | None = None,  # pairs per encoder forward (None: the whole batch)
     group=None,  # a process group: the batch is this rank's shard of a global batch (None: one process)
     guide: Guide | None = None,  # frozen towers masking the candidates they score above the positive
+    microbatch_tokens: int | None = None,  # instead of microbatch_size: padded tokens per encoder forward
 ) -> TrainStep:
     "The trainer's `train_step(batch, scale, backward)` for a CARP model: its loss is the global batch's."
 
@@ -214,7 +215,7 @@ def carp_step(
         args = (model.encode_passages, model.encode_reviews, loss_fn, batch["passage"], batch["review"])
         # the engine reduces the gradients over the ranks, once per optimiser step
         kw = dict(return_embeddings=True, backward=backward, group=group, negatives=batch.get("negatives"))
-        loss, P, R = contrastive_step(*args, microbatch_size, scale, **kw)[:3]
+        loss, P, R = contrastive_step(*args, microbatch_size, scale, microbatch_tokens=microbatch_tokens, **kw)[:3]
         metrics = {"loss": loss} | ({} if guided_share is None else {"guide_masked": guided_share})
         with torch.no_grad():  # objectives without their own logits are scored on cosine similarities
             logits = masked_logits(objective_logits(model.objective, P, R), None if mask is None else mask[:, : len(P)])
@@ -226,11 +227,11 @@ def carp_step(
     return TrainStep(step, global_batch=True)  # the loss is the global batch's, on every rank: no share weights
 
 # %% ../nbs/14_carp.ipynb #c015
-def _mlm_side(encoder, part: dict, microbatch_size: int | None, scale: float, backward, last: bool) -> tuple:
+def _mlm_side(encoder, part: dict, cut: dict, scale: float, backward, last: bool) -> tuple:
     "Backpropagate `scale` × the mean masked-LM loss of one side, by microbatch; `(loss, n selected, n correct)`."
     n = int((part["labels"] != -100).sum())
     total, correct = 0.0, 0
-    chunks = microbatch_indices(part, microbatch_size or batch_size_of(part))
+    chunks = microbatch_indices(part, **cut)  # size= or tokens= (neither: the whole side)
     for k, idx in enumerate(chunks):
         sub = trim_padding(take(part, idx))
         with backward.no_sync(not (last and k == len(chunks) - 1)):  # the step's last backward reduces, once
@@ -246,6 +247,7 @@ def _mlm_side(encoder, part: dict, microbatch_size: int | None, scale: float, ba
 def mlm_step(
     model: CarpModel,  # towers that are `encoders.MixedMLMEncoder`s
     microbatch_size: int | None = None,  # texts per forward (None: each side at once)
+    microbatch_tokens: int | None = None,  # instead of microbatch_size: padded tokens per forward
 ):
     "The trainer's `train_step(batch, scale, backward)` of the masked-LM phase: the mean of the sides' MLM losses."
 
@@ -253,8 +255,9 @@ def mlm_step(
         if "passage_mlm" not in batch:
             raise KeyError("an MLM step needs batches masked by pairs.MLMMasking (passage_mlm, review_mlm)")
         pairs = (("passage_mlm", model.passage_encoder), ("review_mlm", model.review_encoder))
+        cut = dict(size=microbatch_size, tokens=microbatch_tokens)
         sides = [
-            _mlm_side(enc, batch[key], microbatch_size, scale / 2, as_backward(backward), last=key == "review_mlm")
+            _mlm_side(enc, batch[key], cut, scale / 2, as_backward(backward), last=key == "review_mlm")
             for key, enc in pairs
         ]
         loss = sum(s[0] for s in sides) / 2
@@ -282,13 +285,13 @@ def carp_phases(
     masking = [MLMMasking(tokenizer, o.mlm_probability, cfg.seed)]
 
     def enter_mlm(trainer, start):
-        trainer.train_step = mlm_step(model, cfg.microbatch_size)
+        trainer.train_step = mlm_step(model, cfg.microbatch_size, cfg.microbatch_tokens)
         trainer.get_batch = lambda idx: train.collate(idx, masking)
         set_schedule(trainer, t.schedule, start, steps, round(t.warmup_ratio * steps), t.min_lr_ratio)
 
     def enter_contrastive(trainer, start):
         trainer.train_step, trainer.get_batch = (
-            carp_step(model, cfg.microbatch_size, trainer.group, guide),
+            carp_step(model, cfg.microbatch_size, trainer.group, guide, cfg.microbatch_tokens),
             train.collate,
         )
         rest = trainer.total_steps - start
@@ -369,7 +372,7 @@ def train_carp(
         global_batch = cfg.train.batch_size * world_size_of(group)  # the validation loss's contrastive batch
         trainer = Trainer(
             model,
-            carp_step(model, cfg.microbatch_size, group, guide),
+            carp_step(model, cfg.microbatch_size, group, guide, cfg.microbatch_tokens),
             len(train),
             train.collate,
             cfg.train,
@@ -423,6 +426,9 @@ def check_carp(cfg: CarpConfig) -> CarpConfig:
     parse_device(cfg.train.device)
     has_mlm_phase(cfg)
     check_engine_config(cfg.train)
+    if cfg.microbatch_size is not None and cfg.microbatch_tokens is not None:
+        raise ConfigValueError(f"microbatch_size={cfg.microbatch_size} and microbatch_tokens={cfg.microbatch_tokens} "
+                               "both cut the step's forwards: set one, the other to null")  # fmt: skip
     if cfg.objective.guide_margin and not cfg.objective.guide:
         raise ConfigValueError(f"objective.guide_margin={cfg.objective.guide_margin} without objective.guide: set both")
     if cfg.data.pipeline == "table" and not cfg.data.source:

@@ -366,6 +366,9 @@ class CarpConfig:
     microbatch_size: Optional[int] = opt(
         None, "pairs per encoder forward in the GradCache step (None: the whole batch at once)", ge=1
     )
+    microbatch_tokens: Optional[int] = opt(
+        None, "instead of microbatch_size: padded tokens (texts × longest) per encoder forward, length-sorted", ge=1
+    )
     train: CarpTrainConfig = opt(CarpTrainConfig(), "optimisation (CARP's defaults: fine-tuning a pretrained encoder)")
 
 # %% ../nbs/00b_config.ipynb #c034

@@ -16,7 +16,7 @@ from torch.utils.checkpoint import get_device_states, set_device_states
 from .distributed import default_backend, gather_sizes, gather_with_grad, launch_local, process_group
 from .distributed import ThreadGroup, all_gather, rank_of, world_size_of
 from .config import EncoderConfig, TrainConfig
-from .encoders import build_encoder
+from .encoders import build_encoder, trim_padding
 from .engines import TorchEngine, as_backward
 from .objectives import InfoNCE
 
@@ -33,20 +33,43 @@ def batch_size_of(batch: dict) -> int:
     return sizes.pop()
 
 
+def _token_budget_cuts(order: torch.Tensor, lengths: torch.Tensor, budget: int) -> list[torch.Tensor]:
+    "Cut `order` greedily: each microbatch the longest run from its first item whose items × longest fits `budget`."
+    cuts, start = [], 0
+    while start < len(order):
+        rest = lengths[order[start:]]
+        padded = rest.cummax(0).values * torch.arange(1, len(rest) + 1)  # non-decreasing: a prefix fits
+        k = max(1, int((padded <= budget).sum()))  # an item longer than the budget goes alone
+        cuts.append(order[start : start + k])
+        start += k
+    return cuts
+
+
 def microbatch_indices(
     batch: dict,  # a dict of tensors, e.g. input_ids and attention_mask
-    size: int,  # items per microbatch
+    size: int | None = None,  # items per microbatch
     sort_by_length: bool = True,  # group items of similar length (needs an attention_mask)
+    tokens: int | None = None,  # instead of `size`: padded tokens per microbatch (items × its longest item)
 ) -> list[torch.Tensor]:
-    "Index tensors cutting `batch` into microbatches of `size` items (longest first when sorting by length)."
+    """Index tensors cutting `batch` into microbatches (longest first when sorting by length): of `size` items, or
+    of as many items as fit in `tokens` padded tokens (an item longer than that alone, never dropped or cut), or
+    (neither given) one microbatch of the whole batch."""
     n = batch_size_of(batch)
-    if size < 1:
+    if size is not None and tokens is not None:
+        raise ValueError(f"give microbatch_size ({size}) or microbatch_tokens ({tokens}), not both")
+    if size is not None and size < 1:
         raise ValueError(f"microbatch_size must be at least 1, got {size}")
+    if tokens is not None and tokens < 1:
+        raise ValueError(f"microbatch_tokens must be at least 1, got {tokens}")
+    if tokens is not None and "attention_mask" not in batch:
+        raise ValueError("microbatch_tokens counts padded tokens by the attention_mask, which this batch lacks")
     if sort_by_length and "attention_mask" in batch:
         order = torch.argsort(batch["attention_mask"].sum(1), descending=True, stable=True)
     else:
         order = torch.arange(n)
-    return list(order.split(size))
+    if tokens is not None:
+        return _token_budget_cuts(order.cpu(), batch["attention_mask"].sum(1).cpu(), tokens)
+    return list(order.split(size or max(n, 1)))
 
 
 def take(batch: dict, idx: torch.Tensor) -> dict:
@@ -70,21 +93,30 @@ class RngSnapshot:
             set_device_states(self.devices, self.device_states)
             yield
 
-# %% ../nbs/12_gradcache.ipynb #c009
+# %% ../nbs/12_gradcache.ipynb #c011
+def _to_width(e: torch.Tensor, width: int | None) -> torch.Tensor:
+    "Token features (b, L, d) zero-padded to `width` tokens (zero reads as padding in a token mask); (b, d) as is."
+    return e if e.ndim != 3 or width is None else torch.nn.functional.pad(e, (0, 0, 0, width - e.shape[1]))
+
+
 def encode_without_graph(
-    encode: Callable,  # dict of tensors -> (b, d) embeddings
+    encode: Callable,  # dict of tensors -> (b, d) embeddings (or (b, L, d) token features)
     batch: dict,  # the items to encode
-    microbatch_size: int,  # items per forward
+    microbatch_size: int | None = None,  # items per forward
     sort_by_length: bool = True,  # group items of similar length into microbatches
+    microbatch_tokens: int | None = None,  # instead of `microbatch_size`: padded tokens per forward
 ) -> tuple:
-    "GradCache's first pass: `(indices, chunks, snapshots, embeddings)`, the embeddings a leaf in batch order."
-    indices = microbatch_indices(batch, microbatch_size, sort_by_length)
-    chunks = [take(batch, idx) for idx in indices]
+    """GradCache's first pass: `(indices, chunks, snapshots, embeddings)`, the embeddings a leaf in batch order. Each
+    chunk is cut to its own longest item (`encoders.trim_padding`); token features come back at the batch's width."""
+    indices = microbatch_indices(batch, microbatch_size, sort_by_length, microbatch_tokens)
+    masked = "attention_mask" in batch
+    chunks = [trim_padding(take(batch, idx)) if masked else take(batch, idx) for idx in indices]
+    width = batch["attention_mask"].shape[1] if masked else None
     snaps, embs = [], []
     with torch.no_grad():
         for chunk in chunks:
             snaps.append(RngSnapshot(chunk))
-            embs.append(encode(chunk))
+            embs.append(_to_width(encode(chunk), width))
     # rows back in batch order, as a leaf: the loss' backward stops here and leaves dL/de in .grad
     cat = torch.cat(embs)
     emb = torch.empty_like(cat)
@@ -105,14 +137,15 @@ def backward_replayed(
     backward = as_backward(backward)
     if emb.grad is None:  # the loss does not depend on this side
         return
+    width = emb.shape[1] if emb.ndim == 3 else None
     for k, (idx, chunk, snap) in enumerate(zip(indices, chunks, snaps)):
         with snap.replay(), backward.no_sync(not (reduce_last and k == len(indices) - 1)):
             e = backward.forward(encode, chunk)
             if not e.requires_grad:  # a frozen tower: nothing to backpropagate into
                 break
-            backward(e, emb.grad[idx.to(emb.device)].to(e.dtype))
+            backward(_to_width(e, width), emb.grad[idx.to(emb.device)].to(e.dtype))
 
-# %% ../nbs/12_gradcache.ipynb #c010
+# %% ../nbs/12_gradcache.ipynb #c012
 def _no_empty_shard(sizes: list, group) -> None:
     for side, ns in zip(("passages", "reviews", "negatives"), sizes):
         if world_size_of(group) > 1 and min(ns) == 0:
@@ -140,11 +173,13 @@ def contrastive_step(
     backward: Callable | None = None,  # an engine's `Backward` (or a plain backward function; None: autograd's)
     group=None,  # the ranks sharing the global batch: a process group or a ThreadGroup (None: torch's default, or one)
     negatives: dict | None = None,  # hard-negative reviews of this rank's shard, encoded by `encode_r`: a third side
+    microbatch_tokens: int | None = None,  # instead of `microbatch_size`: padded tokens (items × longest) per forward
 ):
     """The loss of one contrastive batch, leaving `scale` × its full-batch gradient in `.grad`. Over ranks, each has
     its shard and the loss is the global batch's: every rank's `.grad` summed over the ranks is the one-process
     gradient, and the caller reduces it (the engine, once per optimiser step). Peak memory: one microbatch of
-    activations + the global B×d embeddings (of every side) and their gradients + the loss' logits."""
+    activations + the global B×d embeddings (of every side) and their gradients + the loss' logits. A token budget
+    packs as many length-sorted items into a microbatch as fit in `microbatch_tokens` (an item longer goes alone)."""
     backward = as_backward(backward)
     inputs = [(encode_p, batch_p), (encode_r, batch_r)] + ([(encode_r, negatives)] if negatives is not None else [])
     sizes = [gather_sizes(batch_size_of(b), group) for _, b in inputs]
@@ -155,13 +190,13 @@ def contrastive_step(
         gathered = [gather(_padded_tokens(e, group), group, ns) for e, ns in zip(E, sizes)]
         return loss_fn(*gathered), gathered
 
-    mine = max(ns[rank_of(group)] for ns in sizes)
-    if microbatch_size is None or microbatch_size >= mine:
+    cut = (microbatch_size, sort_by_length, microbatch_tokens)  # how `microbatch_indices` cuts each side
+    if all(len(microbatch_indices(b, *cut)) <= 1 for _, b in inputs):
         # everything fits in one microbatch: the ordinary step, one forward fewer than the cached one
         loss, gathered = backward.forward(lambda: global_loss(*(encode(b) for encode, b in inputs)))
         backward(loss * scale)
     else:
-        sides = [(encode, *encode_without_graph(encode, b, microbatch_size, sort_by_length)) for encode, b in inputs]
+        sides = [(encode, *encode_without_graph(encode, b, *cut)) for encode, b in inputs]
         with backward.no_sync():  # the loss' backward only reaches the objective's own weights
             loss, gathered = backward.forward(global_loss, *(side[-1] for side in sides))
             backward(loss * scale)
@@ -169,7 +204,7 @@ def contrastive_step(
             backward_replayed(*side, backward, reduce_last=k == len(sides) - 1)
     return (loss.detach(), *(g.detach() for g in gathered)) if return_embeddings else loss.detach()
 
-# %% ../nbs/12_gradcache.ipynb #c033
+# %% ../nbs/12_gradcache.ipynb #c035
 def _check_batch(n: int, vocab: int, device) -> dict:
     "A fixed batch of `n` random token-id sequences of lengths 4 to 15."
     g = torch.Generator().manual_seed(1234)
@@ -186,7 +221,7 @@ def _rel_diff(params: list, ref: list) -> float:
     scale_diff = float((got[-1] - ref[-1]).abs() / ref[-1].abs())
     return max(float((flat_got - flat_ref).norm() / flat_ref.norm()), scale_diff)
 
-# %% ../nbs/12_gradcache.ipynb #c034
+# %% ../nbs/12_gradcache.ipynb #c036
 def check_distributed_step(
     global_batch: int = 8,  # pairs in the global batch (split over the ranks)
     microbatch_size: int = 2,  # items per encoder forward
@@ -240,7 +275,7 @@ def _check_in_group(group, global_batch: int, microbatch_size: int, backend: str
         ],
     )
 
-# %% ../nbs/12_gradcache.ipynb #c038
+# %% ../nbs/12_gradcache.ipynb #c040
 def check_report(result: dict, tolerance: float) -> tuple[bool, str]:
     "`(ok, text)`: the per-rank table of a `check_distributed_step` result and its verdict against `tolerance`."
     head = "rank  max rel. grad diff  step (s)  reductions"
@@ -283,7 +318,7 @@ def check_distributed(
         print(text)
     return 0 if ok else 1
 
-# %% ../nbs/12_gradcache.ipynb #c047
+# %% ../nbs/12_gradcache.ipynb #c053
 def recompute_step(
     encode_p: Callable,  # as in `contrastive_step`
     encode_r: Callable,
