@@ -119,7 +119,7 @@ def encode_without_graph(
             embs.append(_to_width(encode(chunk), width))
     # rows back in batch order, as a leaf: the loss' backward stops here and leaves dL/de in .grad
     cat = torch.cat(embs)
-    emb = torch.empty_like(cat)
+    emb = torch.empty_like(cat, dtype=torch.promote_types(cat.dtype, torch.float32))  # bf16 under autocast: fp32
     emb[torch.cat(indices).to(cat.device)] = cat
     return indices, chunks, snaps, emb.requires_grad_()
 
@@ -204,7 +204,7 @@ def contrastive_step(
             backward_replayed(*side, backward, reduce_last=k == len(sides) - 1)
     return (loss.detach(), *(g.detach() for g in gathered)) if return_embeddings else loss.detach()
 
-# %% ../nbs/12_gradcache.ipynb #c035
+# %% ../nbs/12_gradcache.ipynb #c037
 def _check_batch(n: int, vocab: int, device) -> dict:
     "A fixed batch of `n` random token-id sequences of lengths 4 to 15."
     g = torch.Generator().manual_seed(1234)
@@ -221,7 +221,7 @@ def _rel_diff(params: list, ref: list) -> float:
     scale_diff = float((got[-1] - ref[-1]).abs() / ref[-1].abs())
     return max(float((flat_got - flat_ref).norm() / flat_ref.norm()), scale_diff)
 
-# %% ../nbs/12_gradcache.ipynb #c036
+# %% ../nbs/12_gradcache.ipynb #c038
 def check_distributed_step(
     global_batch: int = 8,  # pairs in the global batch (split over the ranks)
     microbatch_size: int = 2,  # items per encoder forward
@@ -275,7 +275,7 @@ def _check_in_group(group, global_batch: int, microbatch_size: int, backend: str
         ],
     )
 
-# %% ../nbs/12_gradcache.ipynb #c040
+# %% ../nbs/12_gradcache.ipynb #c042
 def check_report(result: dict, tolerance: float) -> tuple[bool, str]:
     "`(ok, text)`: the per-rank table of a `check_distributed_step` result and its verdict against `tolerance`."
     head = "rank  max rel. grad diff  step (s)  reductions"
@@ -318,7 +318,7 @@ def check_distributed(
         print(text)
     return 0 if ok else 1
 
-# %% ../nbs/12_gradcache.ipynb #c053
+# %% ../nbs/12_gradcache.ipynb #c055
 def recompute_step(
     encode_p: Callable,  # as in `contrastive_step`
     encode_r: Callable,
