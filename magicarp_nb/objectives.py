@@ -287,6 +287,17 @@ class InfoNCEVICReg(InfoNCE):
         return super().forward(P, R, mask, negatives) + self.vicreg_scale * vicreg_loss(P, R, self.weights)
 
 # %% ../nbs/11_objectives.ipynb #c031
+def _late_block(pt, pm, R_tok, R_mask, p_len, r_len, reverse: bool) -> tuple:
+    "One block of passages: its (c, B') p2r scores and (when `reverse`) its (c, B') r2p scores."
+    sim = torch.einsum("iad,jbd->ijab", pt, R_tok)  # (c, B', Lp, Lr)
+    best_r = sim.masked_fill(~R_mask[None, :, None, :], float("-inf")).amax(-1)  # over j's tokens
+    p2r = torch.where(pm[:, None, :], best_r, 0).sum(-1) / p_len[:, None]
+    if not reverse:
+        return (p2r,)
+    best_p = sim.masked_fill(~pm[:, None, :, None], float("-inf")).amax(-2)  # over i's tokens
+    return p2r, torch.where(R_mask[None], best_p, 0).sum(-1) / r_len[None]
+
+
 def late_interaction_logits(
     P_tok: torch.Tensor,  # (B, Lp, d) passage token features, L2-normalised per token
     P_mask: torch.Tensor,  # (B, Lp) True at real tokens
@@ -294,19 +305,23 @@ def late_interaction_logits(
     R_mask: torch.Tensor,  # (B', Lr) True at real tokens
     chunk_size: int = 16,  # passages per block of the similarity tensor
     reverse: bool = True,  # also the review→passage direction (False: `(p2r, None)`, as retrieval ranks)
+    recompute: bool = True,  # with gradients: keep only each block's inputs, recompute its similarities backward
 ) -> tuple:
-    "`(p2r, r2p)`: (B, B') and (B', B) mean over the query's real tokens of the max cosine over the key's real tokens."
+    """`(p2r, r2p)`: (B, B') and (B', B) mean over the query's real tokens of the max cosine over the key's real
+    tokens. With `recompute`, the backward recomputes each block, so the memory kept for it is the inputs and the
+    (B, B') scores, not the (B, B', Lp, Lr) similarities."""
     P_mask, R_mask = P_mask.bool(), R_mask.bool()
     p_len, r_len = P_mask.sum(1).clamp(min=1), R_mask.sum(1).clamp(min=1)
+    keep = recompute and torch.is_grad_enabled() and (P_tok.requires_grad or R_tok.requires_grad)
     p2r, r2p = [], []
     for s in range(0, max(1, len(P_tok)), chunk_size):  # once at least: no passages give (0, B') and (B', 0)
-        pt, pm = P_tok[s : s + chunk_size], P_mask[s : s + chunk_size]
-        sim = torch.einsum("iad,jbd->ijab", pt, R_tok)  # (c, B', Lp, Lr)
-        best_r = sim.masked_fill(~R_mask[None, :, None, :], float("-inf")).amax(-1)  # over j's tokens
-        p2r.append(torch.where(pm[:, None, :], best_r, 0).sum(-1) / p_len[s : s + chunk_size, None])
-        if reverse:
-            best_p = sim.masked_fill(~pm[:, None, :, None], float("-inf")).amax(-2)  # over i's tokens
-            r2p.append(torch.where(R_mask[None], best_p, 0).sum(-1) / r_len[None])
+        args = (P_tok[s : s + chunk_size], P_mask[s : s + chunk_size], R_tok, R_mask, p_len[s : s + chunk_size], r_len)
+        if keep:
+            out = torch.utils.checkpoint.checkpoint(_late_block, *args, reverse, use_reentrant=False)
+        else:
+            out = _late_block(*args, reverse)
+        p2r.append(out[0])
+        r2p += list(out[1:])
     return torch.cat(p2r), (torch.cat(r2p).T if reverse else None)
 
 
@@ -335,7 +350,7 @@ class FILIP(InfoNCE):
         labels = torch.arange(len(p2r), device=p2r.device)
         return (F.cross_entropy(p2r, labels) + F.cross_entropy(r2p, labels)) / 2
 
-# %% ../nbs/11_objectives.ipynb #c035
+# %% ../nbs/11_objectives.ipynb #c038
 def simctg_loss(
     hidden: torch.Tensor,  # (B, L, D) token representations (the LM's last hidden states)
     mask: torch.Tensor,  # (B, L) True at real tokens
@@ -350,7 +365,7 @@ def simctg_loss(
     pairs = m[:, :, None] & m[:, None, :] & ~eye
     return (hinge * pairs).sum() / pairs.sum().clamp(min=1)
 
-# %% ../nbs/11_objectives.ipynb #c039
+# %% ../nbs/11_objectives.ipynb #c042
 def soft_target_loss(
     logits: torch.Tensor,  # (B, B') student logits (B' ≥ B, the positive of row i in column i), masked at -inf
     teacher: torch.Tensor,  # (B, B') teacher logits with the same mask
@@ -395,7 +410,7 @@ class MomentumDistill(InfoNCE):
         a, tmask = self.distill_alpha, slice(None, B)  # review→passage: the reviews' columns only
         return (soft_target_loss(logits, teacher, a) + soft_target_loss(logits[:, tmask].T, teacher[:, tmask].T, a)) / 2
 
-# %% ../nbs/11_objectives.ipynb #c043
+# %% ../nbs/11_objectives.ipynb #c046
 def _siglip_rows(Pb: torch.Tensor, R: torch.Tensor, t, b, start: torch.Tensor, drop: torch.Tensor | None):
     "The summed −log σ(z · logit) of the passages `Pb` (rows `start`…) against every review."
     logits = Pb @ R.T * t + b
@@ -461,7 +476,7 @@ class SigLIP(InfoNCE):
         P, C = F.normalize(P.to(dt), dim=-1), F.normalize(C.to(dt), dim=-1)
         return siglip_loss(P, C, self.scale.to(dt), self.bias.to(dt), mask, self.block)
 
-# %% ../nbs/11_objectives.ipynb #c048
+# %% ../nbs/11_objectives.ipynb #c051
 _DELEGATED = (
     "logits",
     "scale",
