@@ -3,7 +3,8 @@
 #   1. the main job (clm-tiny, seed 12) trained on CUDA with bfloat16 autocast;
 #   2. `magicarp check-distributed` with NCCL over every visible GPU (and once under torchrun);
 #   3. the trainer benchmark (benchmarks/train.py), where the checkout has it;
-#   4. a few CARP steps under DeepSpeed ZeRO-2 (NCCL) over every visible GPU, where deepspeed is installed.
+#   4. a few CARP steps under DeepSpeed ZeRO-2 (NCCL) over every visible GPU, where deepspeed is installed;
+#   5. the cached contrastive step in float32 and under bf16 autocast (benchmarks/step_bf16.py), where supported.
 # It refuses to run without a GPU: on CPU the same checks are `make train` and
 # `magicarp check-distributed --nproc 2` (gloo).
 #
@@ -36,6 +37,7 @@ cat "$RUN/eval_results.json"
 
 echo "## 2. check-distributed with NCCL over $NGPU GPU(s)"
 "$BIN/magicarp" check-distributed --nproc "$NGPU" --backend nccl
+"$BIN/magicarp" check-distributed --nproc "$NGPU" --backend nccl --objectives infonce,cloob,siglip --negatives
 if [ "$NGPU" -gt 1 ]; then
     "$BIN/python" -m torch.distributed.run --standalone --nproc_per_node "$NGPU" -m magicarp_nb.cli check-distributed
 fi
@@ -54,4 +56,11 @@ if "$BIN/python" -c "import deepspeed" 2>/dev/null; then
     cat "$RUNS/carp-zero2/log.csv"
 else
     echo "deepspeed is not installed (pip install deepspeed): skipped"
+fi
+
+echo "## 5. the cached contrastive step under bf16 autocast"
+if [ "$BF16" -eq 1 ] && [ -f benchmarks/step_bf16.py ]; then
+    "$BIN/python" benchmarks/step_bf16.py --device cuda --batch 256 --microbatch 32
+else
+    echo "bf16 is not supported on this GPU (or benchmarks/step_bf16.py is not in this checkout): skipped"
 fi

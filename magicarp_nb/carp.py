@@ -22,6 +22,7 @@ from .encoders import build_encoder, trim_padding
 from .engines import TrainStep, as_backward, check_engine_config
 from .distributed import barrier, gather_sizes, gather_with_grad, rank_of, world_size_of
 from .gradcache import batch_size_of, contrastive_step
+from .local_loss import check_local, local_objective_loss
 from .gradcache import microbatch_indices, take
 from .candidates import contrastive_accuracy, guided_mask, masked_logits
 from magicarp_nb.objectives import (
@@ -40,8 +41,8 @@ from .schedulers import SCHEDULES, Phase, PhaseScheduler, set_schedule
 from .trainer import RESUME_MAY_CHANGE, Trainer, TrainResult
 
 # %% auto #0
-__all__ = ['CarpModel', 'build_carp', 'has_mlm_phase', 'carp_run_name', 'Guide', 'make_guide', 'carp_step', 'mlm_step',
-           'carp_phases', 'train_carp', 'load_carp', 'check_carp']
+__all__ = ['CarpModel', 'build_carp', 'has_mlm_phase', 'carp_run_name', 'Guide', 'make_guide', 'carp_step', 'configured_step',
+           'mlm_step', 'carp_phases', 'train_carp', 'load_carp', 'check_carp']
 
 # %% ../nbs/14_carp.ipynb #c006
 class CarpModel(nn.Module):
@@ -199,22 +200,36 @@ def _global_batch_parts(model: CarpModel, batch: dict, group, guide: Guide | Non
     extra = dict(zip(("P_m", "R_m", "N_m"), momentum)) if momentum else {}
     return mask, extra, share
 
-
+# %% ../nbs/14_carp.ipynb #c012
 def carp_step(
     model: CarpModel,  # towers and objective
     microbatch_size: int | None = None,  # pairs per encoder forward (None: the whole batch)
     group=None,  # a process group: the batch is this rank's shard of a global batch (None: one process)
     guide: Guide | None = None,  # frozen towers masking the candidates they score above the positive
     microbatch_tokens: int | None = None,  # instead of microbatch_size: padded tokens per encoder forward
+    local_loss: bool = False,  # over ranks: each rank computes its own pairs' share of the loss (`local_loss`)
+    one_pass: bool = False,  # a shared tower: every side's texts length-sorted into the same microbatches
 ) -> TrainStep:
     "The trainer's `train_step(batch, scale, backward)` for a CARP model: its loss is the global batch's."
+    if local_loss and world_size_of(group) > 1:
+        check_local(model.objective)
+    if one_pass and not model.shared:
+        raise ValueError("one_pass needs one shared tower (encoder.shared=true); two towers encode in two passes")
 
     def step(batch: dict, scale: float, backward) -> dict:
         mask, extra, guided_share = _global_batch_parts(model, batch, group, guide)
-        loss_fn = lambda P, R, N=None: objective_loss(model.objective, P, R, mask, negatives=N, **extra)  # noqa: E731
-        args = (model.encode_passages, model.encode_reviews, loss_fn, batch["passage"], batch["review"])
+
+        def loss_fn(P, R, N=None, shard=None):
+            if shard is not None:
+                return local_objective_loss(model.objective, P, R, mask, shard, N, **extra)
+            return objective_loss(model.objective, P, R, mask, negatives=N, **extra)
+
+        encode_p = model.encode_passages  # a bound method is a new object at each access: one, for `one_pass`
+        encode_r = encode_p if one_pass else model.encode_reviews
+        args = (encode_p, encode_r, loss_fn, batch["passage"], batch["review"])
         # the engine reduces the gradients over the ranks, once per optimiser step
         kw = dict(return_embeddings=True, backward=backward, group=group, negatives=batch.get("negatives"))
+        kw |= dict(local_loss=local_loss, one_pass=one_pass)
         loss, P, R = contrastive_step(*args, microbatch_size, scale, microbatch_tokens=microbatch_tokens, **kw)[:3]
         metrics = {"loss": loss} | ({} if guided_share is None else {"guide_masked": guided_share})
         with torch.no_grad():  # objectives without their own logits are scored on cosine similarities
@@ -226,7 +241,13 @@ def carp_step(
 
     return TrainStep(step, global_batch=True)  # the loss is the global batch's, on every rank: no share weights
 
-# %% ../nbs/14_carp.ipynb #c015
+# %% ../nbs/14_carp.ipynb #c016
+def configured_step(cfg: CarpConfig, model: CarpModel, group=None, guide: Guide | None = None) -> TrainStep:
+    "The contrastive `carp_step` that `cfg` asks for (microbatches, local loss, one pass): one place for every phase."
+    step = (cfg.microbatch_size, group, guide, cfg.microbatch_tokens, cfg.local_loss, cfg.one_pass)
+    return carp_step(model, *step)
+
+
 def _mlm_side(encoder, part: dict, cut: dict, scale: float, backward, last: bool) -> tuple:
     "Backpropagate `scale` × the mean masked-LM loss of one side, by microbatch; `(loss, n selected, n correct)`."
     n = int((part["labels"] != -100).sum())
@@ -265,7 +286,7 @@ def mlm_step(
 
     return step
 
-# %% ../nbs/14_carp.ipynb #c016
+# %% ../nbs/14_carp.ipynb #c017
 def carp_phases(
     cfg: CarpConfig,  # objective.mlm_steps / mlm_epochs / mlm_probability, train's schedule
     model: CarpModel,  # the towers and objective
@@ -291,7 +312,7 @@ def carp_phases(
 
     def enter_contrastive(trainer, start):
         trainer.train_step, trainer.get_batch = (
-            carp_step(model, cfg.microbatch_size, trainer.group, guide, cfg.microbatch_tokens),
+            configured_step(cfg, model, trainer.group, guide),
             train.collate,
         )
         rest = trainer.total_steps - start
@@ -301,7 +322,7 @@ def carp_phases(
         [Phase("mlm", steps=steps, on_enter=enter_mlm), Phase("contrastive", on_enter=enter_contrastive)]
     )
 
-# %% ../nbs/14_carp.ipynb #c020
+# %% ../nbs/14_carp.ipynb #c021
 def _tokenized_splits(cfg: CarpConfig, tok, max_length: int) -> tuple:
     "`(splits, train, validation)`: the configured pairs, and their tokens (train's hard negatives too)."
     splits = load_pairs(cfg.data)
@@ -319,7 +340,7 @@ def _pairs_fingerprint(cfg: CarpConfig, report: dict, train: TokenizedPairs, val
         "validation_sha256": val.fingerprint(),
     }
 
-# %% ../nbs/14_carp.ipynb #c021
+# %% ../nbs/14_carp.ipynb #c022
 def _check_prefixes(model: CarpModel, tok, cfg: CarpConfig) -> None:
     "Matryoshka prefixes no longer than the towers' embedding (one forward of one word)."
     dims = cfg.objective.matryoshka_dims
@@ -340,7 +361,7 @@ def _check_negatives(model: CarpModel, cfg: CarpConfig) -> None:
                 "negatives to take and no false negatives to leave out; use infonce, cloob, siglip, filip or momentum"
             )
 
-# %% ../nbs/14_carp.ipynb #c022
+# %% ../nbs/14_carp.ipynb #c023
 def train_carp(
     cfg: CarpConfig,  # the resolved config
     run_dir,  # the run folder (created if needed)
@@ -354,6 +375,8 @@ def train_carp(
         seed_everything(cfg.seed)
         model, tok, max_length = build_carp(cfg)
         _check_prefixes(model, tok, cfg), _check_negatives(model, cfg)  # before the run folder is written
+        if cfg.local_loss and world_size_of(group) > 1:
+            check_local(model.objective, key="local_loss")
         guide, guide_record = make_guide(cfg, model, tok)
         splits, train, val = _tokenized_splits(cfg, tok, max_length)
         fp = {**_pairs_fingerprint(cfg, splits.report, train, val), **guide_record}
@@ -372,7 +395,7 @@ def train_carp(
         global_batch = cfg.train.batch_size * world_size_of(group)  # the validation loss's contrastive batch
         trainer = Trainer(
             model,
-            carp_step(model, cfg.microbatch_size, group, guide, cfg.microbatch_tokens),
+            configured_step(cfg, model, group, guide),
             len(train),
             train.collate,
             cfg.train,
@@ -402,7 +425,7 @@ def train_carp(
         }
         return TrainResult(run_dir, dict(state.metrics), info, time.time() - t0, trainer)
 
-# %% ../nbs/14_carp.ipynb #c023
+# %% ../nbs/14_carp.ipynb #c024
 def load_carp(checkpoint) -> tuple:
     "`(model, tokenizer, max_length)` from a CARP checkpoint folder, offline, in evaluation mode."
     checkpoint = Path(checkpoint)
@@ -416,7 +439,7 @@ def load_carp(checkpoint) -> tuple:
     load_model_weights(model, checkpoint)
     return model.eval(), tok, max_length
 
-# %% ../nbs/14_carp.ipynb #c025
+# %% ../nbs/14_carp.ipynb #c026
 def check_carp(cfg: CarpConfig) -> CarpConfig:
     "`cfg` when every name it gives is registered and its settings fit together; else an error naming the key."
     check_name(cfg.objective.name, OBJECTIVES, "objective.name")
@@ -429,6 +452,8 @@ def check_carp(cfg: CarpConfig) -> CarpConfig:
     if cfg.microbatch_size is not None and cfg.microbatch_tokens is not None:
         raise ConfigValueError(f"microbatch_size={cfg.microbatch_size} and microbatch_tokens={cfg.microbatch_tokens} "
                                "both cut the step's forwards: set one, the other to null")  # fmt: skip
+    if cfg.one_pass and not cfg.encoder.shared:
+        raise ConfigValueError("one_pass=true needs one shared tower (encoder.shared=true): two towers take two passes")
     if cfg.objective.guide_margin and not cfg.objective.guide:
         raise ConfigValueError(f"objective.guide_margin={cfg.objective.guide_margin} without objective.guide: set both")
     if cfg.data.pipeline == "table" and not cfg.data.source:

@@ -31,6 +31,7 @@ from .settings import layers_arg, positions_arg, positive_float, positive_int, s
 from .checkpoints import select_checkpoints
 from .measures import GROUPS, MeasureSettings
 from .mining import SAMPLING_STRATEGIES, mine_negatives, mined_summary
+from .objectives import OBJECTIVES
 import torch
 
 # %% auto #0
@@ -92,6 +93,7 @@ def _parser() -> argparse.ArgumentParser:
             backend={"choices": ["gloo", "nccl"]},
             global_batch=positive_int,
             microbatch_size=positive_int,
+            objectives=comma_list(*sorted(OBJECTIVES)),
         )
     )
     ap.commands = dict(sub.choices)  # each command's parser, to name its flags in error messages

@@ -369,6 +369,16 @@ class CarpConfig:
     microbatch_tokens: Optional[int] = opt(
         None, "instead of microbatch_size: padded tokens (texts × longest) per encoder forward, length-sorted", ge=1
     )
+    local_loss: bool = opt(
+        True,
+        "over ranks: each rank computes the loss of its own pairs against the whole global batch (B/N × B logits); "
+        "false: every rank computes the whole B × B loss. The same loss and gradient; one process: no difference",
+    )
+    one_pass: bool = opt(
+        False,
+        "with a shared tower (encoder.shared): passages, reviews and negatives length-sorted into the same "
+        "microbatches, one encoder pass for all (false: one pass per side). The same loss with dropout off",
+    )
     train: CarpTrainConfig = opt(CarpTrainConfig(), "optimisation (CARP's defaults: fine-tuning a pretrained encoder)")
 
 # %% ../nbs/00b_config.ipynb #c034

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import math
 import warnings
@@ -22,8 +23,8 @@ from .settings import registrar
 
 # %% auto #0
 __all__ = ['OBJECTIVES', 'register_objective', 'OPTIONAL_PARTS', 'Objective', 'RanksNegatives', 'HasLogits', 'LearnedScale',
-           'provides', 'InfoNCE', 'make_objective', 'accepted_arguments', 'objective_loss', 'objective_logits',
-           'hopfield_retrieve', 'info_loob', 'CLOOB', 'vicreg_loss', 'VICReg', 'InfoNCEVICReg',
+           'provides', 'at_least_float32', 'InfoNCE', 'make_objective', 'accepted_arguments', 'objective_loss',
+           'objective_logits', 'hopfield_retrieve', 'info_loob', 'CLOOB', 'vicreg_loss', 'VICReg', 'InfoNCEVICReg',
            'late_interaction_logits', 'token_mask', 'FILIP', 'simctg_loss', 'soft_target_loss', 'MomentumDistill',
            'siglip_loss', 'SigLIP', 'Matryoshka']
 
@@ -70,6 +71,12 @@ def provides(objective, part: str) -> bool:
     return value is not None and (callable(value) or not OPTIONAL_PARTS[part])
 
 # %% ../nbs/11_objectives.ipynb #c008
+def at_least_float32(*tensors: torch.Tensor) -> tuple:
+    "The tensors in the widest of their dtypes and float32 (bf16 under autocast: float32; float64 stays float64)."
+    dt = functools.reduce(torch.promote_types, [t.dtype for t in tensors], torch.float32)
+    return tuple(t.to(dt) for t in tensors)
+
+
 @register_objective("infonce")
 class InfoNCE(nn.Module):
     "Symmetric InfoNCE over cosine similarities with a learnable logit scale clamped to `[min_scale, max_scale]`."
@@ -100,8 +107,9 @@ class InfoNCE(nn.Module):
         self.log_scale.clamp_(*self.bounds)
 
     def logits(self, P: torch.Tensor, R: torch.Tensor) -> torch.Tensor:
-        "(B, B) scaled cosine similarities of passages (rows) and reviews (columns), in float32."
-        return F.normalize(P.float(), dim=-1) @ F.normalize(R.float(), dim=-1).T * self.scale
+        "(B, B) scaled cosine similarities of passages (rows) and reviews (columns), in at least float32."
+        P, R = (F.normalize(E, dim=-1) for E in at_least_float32(P, R))
+        return P @ R.T * self.scale
 
     def forward(
         self,
@@ -204,12 +212,14 @@ def info_loob(
     V: torch.Tensor,  # (B', d) candidates, B' ≥ B; V[i] is the positive of U[i]
     inv_tau: torch.Tensor,  # inverse temperature
     mask: torch.Tensor | None = None,  # (B, B') True where j is not a negative of i
+    offset: int = 0,  # V[offset + i] is the positive of U[i] (U: a rank's rows of a global batch)
 ) -> torch.Tensor:
     "InfoLOOB times τ: the positive's logit against the log-sum-exp of the negatives only, averaged over anchors."
     logits = U @ V.T * inv_tau
-    eye = torch.eye(len(U), len(V), dtype=torch.bool, device=U.device)
+    eye = torch.eye(len(U), len(V) - offset, dtype=torch.bool, device=U.device)
+    eye = torch.nn.functional.pad(eye, (offset, 0), value=False) if offset else eye
     negatives = masked_logits(logits, eye if mask is None else eye | mask)
-    return (torch.logsumexp(negatives, dim=1) - logits.diagonal()).mean() / inv_tau
+    return (torch.logsumexp(negatives, dim=1) - logits.diagonal(offset)).mean() / inv_tau
 
 
 @register_objective("cloob")
@@ -229,7 +239,7 @@ class CLOOB(InfoNCE):
 
     def forward(self, P: torch.Tensor, R: torch.Tensor, mask: torch.Tensor | None = None, negatives=None):
         B, (C, mask) = len(P), with_negatives(R, negatives, mask)
-        x, y, c = (F.normalize(E.float(), dim=-1) for E in (P, R, C))
+        x, y, c = (F.normalize(E, dim=-1) for E in at_least_float32(P, R, C))
         b = self.hopfield_beta
         u_p, u_c = hopfield_retrieve(x, x, b), hopfield_retrieve(c, x, b)  # retrieved from the passage memory
         v_p, v_r = hopfield_retrieve(x, y, b), hopfield_retrieve(y, y, b)  # retrieved from the review memory
@@ -428,21 +438,19 @@ def siglip_loss(
     b: torch.Tensor,  # the logit bias
     mask: torch.Tensor | None = None,  # (B, B') True where j is not a negative of i (the diagonal is always a positive)
     block: int | None = None,  # passages per block, each recomputed in the backward (None: all at once)
+    rows: slice | None = None,  # only these passages' terms, still over B (a rank's share of a local loss)
 ) -> torch.Tensor:
     "SigLIP's loss, −(1/B) Σᵢ Σⱼ log σ(zᵢⱼ (t⟨pᵢ, rⱼ⟩ + b)), masked pairs left out."
-    B, block = len(P), block or len(P)
+    B, (start, stop) = len(P), (0, len(P)) if rows is None else (rows.start, rows.stop)
+    block = block or stop - start
     drop = None if mask is None else mask & ~torch.eye(B, len(R), dtype=torch.bool, device=mask.device)
     total = P.new_zeros(())
-    for s in range(0, B, block):
-        args = (
-            P[s : s + block],
-            R,
-            t,
-            b,
-            torch.tensor(s, device=P.device),
-            None if drop is None else drop[s : s + block],
-        )
-        if block < B and torch.is_grad_enabled():  # the block's logits are recomputed in the backward, not kept
+    for s in range(start, stop, block):
+        e = min(s + block, stop)
+        args = (P[s:e], R, t, b, torch.tensor(s, device=P.device), None if drop is None else drop[s:e])
+        if (
+            block < stop - start and torch.is_grad_enabled()
+        ):  # the block's logits are recomputed in the backward, not kept
             total = total + torch.utils.checkpoint.checkpoint(_siglip_rows, *args, use_reentrant=False)
         else:
             total = total + _siglip_rows(*args)
@@ -516,7 +524,7 @@ class Matryoshka(nn.Module):
         total = 0.0
         for d, w in zip(self.dims, self.weights):  # every embedding cut, the EMA's and the negatives' included
             cut = [x[..., :d] for x in (P, R, *extra)]
-            kw = {k: None if v is None else v[..., :d] for k, v in named.items()}
+            kw = {k: v[..., :d] if isinstance(v, torch.Tensor) else v for k, v in named.items()}
             if extra:
                 loss = self.objective(*cut[:2], mask, *cut[2:], **kw)
             else:
