@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import json
 import time
+import warnings
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -20,10 +21,11 @@ from .collapse import AgreementStats, CollapseStats
 from .config import CarpConfig, load_config
 from .settings import to_dict
 from .pairs import TokenizedPairs, load_pairs
-from .embeddings import encode_corpus, load_embeddings
+from .embeddings import encode_corpus, load_embeddings, select_indices
 from .measures import nc_row
 from .probe import encode_labels, fit_probe, linear_probe, module_labels
-from .projection import projection_figure
+from .projection import projection_figure, sphere_figure
+from .beir import evaluate_beir, pair_ir, read_beir, write_trec_run
 from .retrieval import encode_texts, retrieval_metrics
 from .runfiles import atomic_write, run_lock
 from .checkpoints import recorded_sha256, resolve_checkpoint, verify_checkpoint
@@ -33,7 +35,7 @@ from .trainer import RESUME_MAY_CHANGE
 
 # %% auto #0
 __all__ = ['zero_shot_model', 'rank_reviews', 'carp_nc_row', 'probe_collapse_row', 'carp_checkpoint', 'evaluate_run',
-           'eval_tables', 'encode_run']
+           'eval_tables', 'sphere_picture', 'encode_run']
 
 # %% ../nbs/18_carp_eval.ipynb #c006
 @functools.lru_cache(maxsize=1)
@@ -170,6 +172,27 @@ def _labels(cfg, ds, min_class_count: int) -> tuple:
     return y, classes
 
 # %% ../nbs/18_carp_eval.ipynb #c018
+def _ir_both_ways(name: str, P, R, ds, out: Path, search: dict) -> dict:
+    "The split's pairs as two BEIR sets (reviews ask; passages ask): their IR measures, each run a TREC file."
+    found = {}
+    for queries in ("reviews", "passages"):
+        metrics, run = pair_ir(P, R, list(ds["passage"]), list(ds["review"]), queries, **search)
+        write_trec_run(run, out / "ir" / f"{name}-{queries}-ask.trec", tag=name)
+        found[f"{queries}_ask"] = metrics
+    return found
+
+
+def _external_ir(name: str, model, tok, max_length: int, folder: Path, split: str, out: Path, search: dict) -> dict:
+    "A BEIR folder's IR measures: queries by the review tower, the corpus by the passage tower; the run a TREC file."
+    beir = read_beir(folder, split)
+    enc_q = lambda texts: encode_texts(model.review_encoder, tok, texts, max_length)  # noqa: E731
+    enc_d = lambda texts: encode_texts(model.passage_encoder, tok, texts, max_length)  # noqa: E731
+    with torch.no_grad():
+        metrics, run = evaluate_beir(enc_q, enc_d, beir, **search)
+    write_trec_run(run, out / "ir" / f"{name}-{folder.name}-{split}.trec", tag=name)
+    return {"set": str(folder), "split": split, "queries": len(beir.queries), "documents": len(beir.corpus), **metrics}
+
+# %% ../nbs/18_carp_eval.ipynb #c019
 def evaluate_run(
     run_dir,  # a CARP run folder
     checkpoint: str = "last",  # 'last', 'best', a step, or a checkpoint folder name in the run
@@ -179,6 +202,10 @@ def evaluate_run(
     methods=("umap", "pca"),  # projections drawn
     force_fresh: bool = False,  # encode again even where embeddings exist
     progress: bool = True,  # tqdm bars while encoding
+    beir: str | None = None,  # also a BEIR folder: its queries by the review tower, its corpus by the passage tower
+    beir_split: str = "test",  # the qrels of that folder to score
+    ks: tuple = (1, 10, 100),  # the cut-offs of the IR measures (nDCG, MAP, Recall, MRR, P)
+    use_faiss: bool = False,  # search with a faiss flat index instead of the exact blockwise search
 ) -> dict:
     "Evaluate one CARP run into `<run>/eval/`; returns the summary written to `eval/summary.json`."
     run = Path(run_dir)
@@ -199,6 +226,11 @@ def evaluate_run(
                 "encode_texts_per_s": rate,
                 "retrieval": retrieval_metrics(P, R, pairs.passage_keys, pairs.review_keys),
             }
+            search = dict(ks=tuple(ks), use_faiss=use_faiss)
+            if P.ndim == 2:  # (token features: late interaction has no index search here)
+                res["ir"] = _ir_both_ways(name, P, R, ds, out, search)
+            if beir is not None:
+                res["beir"] = _external_ir(name, model, tok, max_length, Path(beir), beir_split, out, search)
             if len(classes) >= 2:  # the probe and the collapse row need two labelled classes
                 yk, Pk, Rk = y[keep.numpy()], P[keep], R[keep]
                 res["probe_passage"], res["probe_review"] = (
@@ -212,7 +244,7 @@ def evaluate_run(
         _write_tables(summary, out)
     return summary
 
-# %% ../nbs/18_carp_eval.ipynb #c019
+# %% ../nbs/18_carp_eval.ipynb #c020
 def eval_tables(summary: dict) -> dict:
     "`retrieval`, `probe` and `collapse` tables (one row per model) of an evaluation summary."
     models = summary["models"]
@@ -220,7 +252,11 @@ def eval_tables(summary: dict) -> dict:
         n: {f"{side}_{k}": v for side in ("passage", "review") for k, v in m.get(f"probe_{side}", {}).items()}
         for n, m in models.items()
     }
+    ir = {(n, ask): v for n, m in models.items() for ask, v in m.get("ir", {}).items()}
+    ir |= {(n, "beir"): {k: v for k, v in m["beir"].items() if k not in ("set", "split")} for n, m in models.items()
+           if "beir" in m}  # fmt: skip
     return {
+        "ir": pd.DataFrame(ir).T,
         "retrieval": pd.DataFrame({n: m["retrieval"] for n, m in models.items()}).T,
         "probe": pd.DataFrame(probe).T,
         "collapse": pd.DataFrame({n: m.get("collapse_passage", {}) for n, m in models.items()}).T,
@@ -232,7 +268,35 @@ def _write_tables(summary: dict, out: Path) -> None:
         atomic_write(out / f"{name}.csv", table.to_csv())
     atomic_write(out / "summary.json", json.dumps(summary, indent=1))
 
-# %% ../nbs/18_carp_eval.ipynb #c030
+# %% ../nbs/18_carp_eval.ipynb #c028
+def sphere_picture(
+    run_dir,  # a CARP run folder
+    sample: int = 500,  # pairs drawn at random (all of the split when it has fewer, with a warning)
+    seed: int = 0,  # seed of the sample and the PCA
+    checkpoint: str = "last",  # 'last', 'best', a step, or a checkpoint folder name
+    split: str = "validation",  # which pairs: 'validation' or 'train'
+    min_class_count: int = 10,  # classes with fewer pairs are drawn in grey
+    path=None,  # the PNG (None: `<run>/eval/sphere-<checkpoint>.png`)
+) -> Path:
+    "magiCARP's `vis`: a seeded sample of a split's pairs by the run's towers, 2-D PCA beside the 3-D PCA's sphere."
+    run = Path(run_dir)
+    ck, cfg = carp_checkpoint(run, checkpoint, verify=True)
+    ds = getattr(load_pairs(cfg.data), split)
+    if sample > len(ds):
+        warnings.warn(f"sample={sample} but the {split} split has {len(ds)} pairs: all of them are drawn", stacklevel=2)
+    part = ds.select(select_indices(len(ds), sample=min(sample, len(ds)), seed=seed))
+    y, classes = _labels(cfg, part, min_class_count)
+    model, tok, max_length = load_carp(ck)
+    with torch.no_grad():
+        P = encode_texts(model.passage_encoder.eval(), tok, part["passage"], max_length)
+        R = encode_texts(model.review_encoder.eval(), tok, part["review"], max_length)
+    out = Path(path) if path is not None else run / "eval" / f"sphere-{ck.name}.png"
+    with run_lock(out.parent, f"drawing {out.name}"):  # the eval folder's one writer
+        title = f"{run.name}, {ck.name}: {len(part)} {split} pairs (seed {seed})"
+        plt.close(sphere_figure(P, R, y, y, classes, title, seed, out))
+    return out
+
+# %% ../nbs/18_carp_eval.ipynb #c037
 def _encode_texts(cfg, tower: str, split: str | None, source: str | None, column: str | None) -> tuple:
     "`(texts, split, column, source name)` to encode: the run's pairs, or a column of a table."
     if source is None:
@@ -252,7 +316,7 @@ def _encode_texts(cfg, tower: str, split: str | None, source: str | None, column
     check_text_column(ds, column, f"{what} split {split!r}", "column")
     return ds[column], split, column, what
 
-# %% ../nbs/18_carp_eval.ipynb #c031
+# %% ../nbs/18_carp_eval.ipynb #c038
 def _settled(cfg) -> dict:
     "A config as a dict without the keys a resumed run may change (a checkpoint from before the change is the run's)."
     d = to_dict(cfg)

@@ -17,7 +17,8 @@ import submitit
 
 from .analyze import analyze, experiment_dirs, progress_table
 from .anymodel import collect_model
-from .carp_eval import encode_run, eval_tables, evaluate_run
+from .carp_eval import encode_run, eval_tables, evaluate_run, sphere_picture
+from .export import export_sentence_transformers
 from .collect import collect_checkpoint
 from .config import TextDataConfig, config_yaml, list_presets, load_config
 from .distributed import barrier, launch_local, process_group, rank_of
@@ -27,7 +28,7 @@ from .launch import check_config, default_run_dir, grid, grid_specs, grid_summar
 from .launch import checkpoints_arg, resolve_run_name, run_notebook, submit_grid, train
 from .settings import ConfigTypeError, add_arguments, call_with, changed_options, cli_words
 from .settings import comma_list, executor_params, extra_arg, key_value_arg
-from .settings import layers_arg, positions_arg, positive_float, positive_int, shard_arg, whole
+from .settings import cutoffs_arg, layers_arg, positions_arg, positive_float, positive_int, shard_arg, whole
 from .checkpoints import select_checkpoints
 from .measures import GROUPS, MeasureSettings
 from .mining import SAMPLING_STRATEGIES, mine_negatives, mined_summary
@@ -39,21 +40,8 @@ __all__ = ['EXPECTED_ERRORS', 'grid_parser', 'grid_runs', 'grid_cli', 'analyze_c
            'collect_command', 'encode_command', 'mine_command', 'guarded', 'run_command', 'main', 'grid_main']
 
 # %% ../nbs/32_cli.ipynb #c005
-def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="magicarp", description="magicarp_nb from the command line.")
-    ap.add_argument("--debug", action="store_true", help="a failure prints its traceback (also: MAGICARP_DEBUG=1)")
-    sub = ap.add_subparsers(dest="command", required=True)
-    t = sub.add_parser("train", help="train a preset into its run folder (resumes when the folder has a checkpoint)")
-    t.add_argument("preset", help=f"a shipped preset ({', '.join(list_presets())}) or a YAML file")
-    t.add_argument("overrides", nargs="*", help="dotted overrides key=value, e.g. seed=12 train.lr=1e-3")
-    t.add_argument("--run-dir", default=None, help="the run folder (default: runs/<experiment>/<run_name>)")
-    t.add_argument("--runs-root", default="runs", help="root of the default run folder")
-    t.add_argument("--no-resume", action="store_true", help="a fresh start: refused where the folder has checkpoints")
-    t.add_argument("--dry-run", action="store_true", help="print the resolved config and run folder, train nothing")
-    _collect_arguments(sub.add_parser("collect", help="collapse statistics of a run's checkpoints or of any causal LM"))
-    _analyze_arguments(sub.add_parser("analyze", help="fill <experiment>/analysis.csv from the collected statistics"))
-    f = sub.add_parser("figures", help="draw an experiment's figures (executes the run_figures notebook)")
-    f.add_argument("experiment_dir")
+def _carp_eval_parsers(sub) -> None:
+    "The commands of a CARP run's evaluation: encode, eval, export, vis."
     e = sub.add_parser("encode", help="encode a split of a CARP run's pairs, or a column of any table, to shards")
     e.set_defaults(
         options=add_arguments(
@@ -79,8 +67,38 @@ def _parser() -> argparse.ArgumentParser:
             split={"choices": ["validation", "train"]},
             min_class_count=positive_int,
             methods=comma_list("umap", "pca"),
+            ks=cutoffs_arg,
         )
     )
+    x = sub.add_parser("export", help="a CARP run's tower(s) as sentence-transformers folders, with a model card")
+    x.add_argument("--format", choices=["sentence-transformers"], default="sentence-transformers",
+                   help="the format written (sentence-transformers: SentenceTransformer(OUT) loads it)")  # fmt: skip
+    x.set_defaults(options=add_arguments(x, export_sentence_transformers, positional=("run_dir", "out")))
+    s = sub.add_parser("vis", help="magiCARP's sphere picture: 2-D PCA beside the 3-D PCA on the sphere, of a sample")
+    splits = {"choices": ["validation", "train"]}
+    s.set_defaults(
+        options=add_arguments(
+            s, sphere_picture, positional=("run_dir",), sample=positive_int, split=splits, min_class_count=positive_int
+        )
+    )
+
+# %% ../nbs/32_cli.ipynb #c006
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="magicarp", description="magicarp_nb from the command line.")
+    ap.add_argument("--debug", action="store_true", help="a failure prints its traceback (also: MAGICARP_DEBUG=1)")
+    sub = ap.add_subparsers(dest="command", required=True)
+    t = sub.add_parser("train", help="train a preset into its run folder (resumes when the folder has a checkpoint)")
+    t.add_argument("preset", help=f"a shipped preset ({', '.join(list_presets())}) or a YAML file")
+    t.add_argument("overrides", nargs="*", help="dotted overrides key=value, e.g. seed=12 train.lr=1e-3")
+    t.add_argument("--run-dir", default=None, help="the run folder (default: runs/<experiment>/<run_name>)")
+    t.add_argument("--runs-root", default="runs", help="root of the default run folder")
+    t.add_argument("--no-resume", action="store_true", help="a fresh start: refused where the folder has checkpoints")
+    t.add_argument("--dry-run", action="store_true", help="print the resolved config and run folder, train nothing")
+    _collect_arguments(sub.add_parser("collect", help="collapse statistics of a run's checkpoints or of any causal LM"))
+    _analyze_arguments(sub.add_parser("analyze", help="fill <experiment>/analysis.csv from the collected statistics"))
+    f = sub.add_parser("figures", help="draw an experiment's figures (executes the run_figures notebook)")
+    f.add_argument("experiment_dir")
+    _carp_eval_parsers(sub)
     _mine_arguments(sub.add_parser("mine", help="hard negatives of a CARP run's train pairs, into a table to train on"))
     _grid_arguments(sub.add_parser("grid", help="train → collect → analyze a grid of runs, on Slurm or locally"))
     d = sub.add_parser("check-distributed", help="N-rank contrastive step vs one process: max relative difference")
@@ -99,7 +117,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.commands = dict(sub.choices)  # each command's parser, to name its flags in error messages
     return ap
 
-# %% ../nbs/32_cli.ipynb #c006
+# %% ../nbs/32_cli.ipynb #c007
 def _collect_arguments(c: argparse.ArgumentParser) -> None:
     "The options of `magicarp collect`: `collect_model`'s, the corpus fields it passes on, and a run's own."
     model = add_arguments(
@@ -158,7 +176,7 @@ def _mine_arguments(m: argparse.ArgumentParser) -> None:
     )
     m.set_defaults(options=knobs)
 
-# %% ../nbs/32_cli.ipynb #c007
+# %% ../nbs/32_cli.ipynb #c008
 def _grid_arguments(g: argparse.ArgumentParser) -> None:
     "The options of `magicarp grid`: the runs (depths × widths × seeds, `--extra`), then `launch.submit_grid`'s."
     g.add_argument("--depths", type=positive_int, nargs="+", default=[1, 2], help="causal LMs (default: 1 2)")
@@ -200,7 +218,7 @@ def grid_runs(a) -> list[tuple[int, int, int]]:
         runs += [(d, w, int(s)) for s in seeds.split(",") if (d, w, int(s)) not in runs]
     return runs
 
-# %% ../nbs/32_cli.ipynb #c008
+# %% ../nbs/32_cli.ipynb #c009
 _NOT_CARP = {"--depths": "depths", "--widths": "widths", "--extra": "extra", "--shards": "collect_shards",
              "--checkpoints": "checkpoints", "--lr-width": "lr_width", "--analyze-groups": "analyze_groups",
              "--analyze-device": "analyze_device"}  # fmt: skip
@@ -234,7 +252,7 @@ def grid_cli(argv=None) -> int:
         )
     return 0
 
-# %% ../nbs/32_cli.ipynb #c009
+# %% ../nbs/32_cli.ipynb #c010
 def analyze_command(ap: argparse.ArgumentParser, a) -> int:
     "`magicarp analyze`: options checked (usage errors through `ap`), then the progress report and the analysis."
     specs = list(a.experiment_dir) + list(a.glob)
@@ -254,7 +272,7 @@ def analyze_command(ap: argparse.ArgumentParser, a) -> int:
     print(call_with(analyze, a, a.options, dirs, settings=settings).to_string())
     return 0
 
-# %% ../nbs/32_cli.ipynb #c010
+# %% ../nbs/32_cli.ipynb #c011
 def train_command(cfg, run_dir: Path, resume: bool = True) -> int:
     "`magicarp train`: one process, or data parallel in the ranks torchrun started; prints the summary as JSON."
     if int(os.environ.get("WORLD_SIZE", 1)) == 1 and not cfg.train.deepspeed:  # DeepSpeed wants a group, even of 1
@@ -267,7 +285,7 @@ def train_command(cfg, run_dir: Path, resume: bool = True) -> int:
         del result  # the trainer's engine (DDP) goes before the process group does
     return 0
 
-# %% ../nbs/32_cli.ipynb #c011
+# %% ../nbs/32_cli.ipynb #c012
 def is_run_folder(model: str) -> bool:
     "Whether `magicarp collect MODEL` means a run folder (or a path that does not exist), not a model or a hub name."
     path = Path(model).expanduser()
@@ -312,7 +330,7 @@ def collect_command(c: argparse.ArgumentParser, a: argparse.Namespace) -> None:
     else:
         _collect_run(a)
 
-# %% ../nbs/32_cli.ipynb #c012
+# %% ../nbs/32_cli.ipynb #c013
 def _collect_run(a: argparse.Namespace) -> None:
     "A run folder's checkpoints in one process, or under torchrun each rank collects its shard of the train pass."
     shard, world = a.shard, int(os.environ.get("WORLD_SIZE", 1))
@@ -338,7 +356,7 @@ def _collect_run(a: argparse.Namespace) -> None:
                 collect_checkpoint(ck, stages, resume=a.resume, **opts)
             barrier(group)
 
-# %% ../nbs/32_cli.ipynb #c013
+# %% ../nbs/32_cli.ipynb #c014
 def encode_command(a: argparse.Namespace) -> Path:
     "`magicarp encode`: `carp_eval.encode_run` with the parsed options; prints what was written and how long it took."
     t0 = time.perf_counter()
@@ -361,7 +379,7 @@ def mine_command(a: argparse.Namespace) -> None:
     mined = call_with(mine_negatives, a, a.options, config=preset, overrides=a.config[1 if preset else 0 :])
     print(mined_summary(mined.record))
 
-# %% ../nbs/32_cli.ipynb #c015
+# %% ../nbs/32_cli.ipynb #c016
 EXPECTED_ERRORS = (ValueError, KeyError, OSError, RuntimeError, FloatingPointError, ImportError, ConfigTypeError)
 "What a command's user can cause and mend: a config, a missing or damaged file, a refused lock, a full disk."
 
@@ -386,7 +404,7 @@ def guarded(run, debug: bool = False, flags: set = frozenset()) -> int:
         print(f"error: {' '.join(cli_words(str(text), flags).split())}", file=sys.stderr)
         return 1
 
-# %% ../nbs/32_cli.ipynb #c016
+# %% ../nbs/32_cli.ipynb #c017
 def _figures_command(a: argparse.Namespace) -> None:
     "`magicarp figures`: the run_figures notebook executed into the experiment folder."
     if not Path(a.experiment_dir).is_dir():
@@ -412,6 +430,8 @@ def run_command(argv: list) -> int:
         "encode": lambda: encode_command(a),
         "eval": lambda: _eval_command(a),
         "mine": lambda: mine_command(a),
+        "export": lambda: print("\n".join(str(p) for p in call_with(export_sentence_transformers, a, a.options))),
+        "vis": lambda: print(call_with(sphere_picture, a, a.options)),
         "analyze": lambda: analyze_command(ap, a),
         "figures": lambda: _figures_command(a),
         "check-distributed": lambda: call_with(check_distributed, a, a.options),

@@ -18,7 +18,7 @@ from .retrieval import encode_ids
 from .runfiles import atomic_write, run_lock
 
 # %% auto #0
-__all__ = ['DTYPES', 'select_indices', 'source_fingerprint', 'encode_corpus', 'load_embeddings']
+__all__ = ['DTYPES', 'select_indices', 'source_fingerprint', 'encode_corpus', 'load_embeddings', 'embedding_shards']
 
 # %% ../nbs/15_embeddings.ipynb #c006
 def select_indices(
@@ -138,14 +138,24 @@ def load_embeddings(
     out_dir,  # a folder written by `encode_corpus`
 ) -> tuple[torch.Tensor, torch.Tensor, dict]:
     "`(embeddings, indices, manifest)` of a finished encoding, checked shard by shard (no pickle)."
+    manifest = {}
+    shards = list(embedding_shards(out_dir, manifest))
+    return torch.cat([e for e, _ in shards]), torch.cat([i for _, i in shards]), manifest
+
+
+def embedding_shards(
+    out_dir,  # a folder written by `encode_corpus`
+    manifest: dict | None = None,  # filled with the folder's manifest, as read once for every check
+):
+    "Each shard's `(embeddings, indices)` in order, checked against the manifest and its content hash when read."
     out_dir = Path(out_dir)
     path = out_dir / "manifest.json"
     if not path.exists():
         raise FileNotFoundError(f"{out_dir} has no manifest.json: not an encode_corpus folder")
-    manifest = json.loads(path.read_text())
+    manifest = manifest if manifest is not None else {}
+    manifest.update(json.loads(path.read_text()))
     want = hashlib.sha256(json.dumps(manifest, sort_keys=True).encode()).hexdigest()
-    n_shards = -(-manifest["n"] // manifest["shard_size"])
-    Es, Is = [], []
+    n_shards, rows = -(-manifest["n"] // manifest["shard_size"]), 0
     for k in range(n_shards):
         p = _shard_path(out_dir, k)
         if not p.exists():
@@ -161,9 +171,7 @@ def load_embeddings(
         if meta.get("data_sha256") != _data_sha256(tensors):
             raise ValueError(f"{p} does not hold what was written (its content's sha256 differs, or an older version "
                              "wrote it without one); encode again with force_fresh=True")  # fmt: skip
-        Es.append(tensors["embeddings"])
-        Is.append(tensors["indices"])
-    E, I = torch.cat(Es), torch.cat(Is)
-    if len(I) != manifest["n"]:
-        raise ValueError(f"{out_dir}: {len(I)} rows in the shards, the manifest says {manifest['n']}")
-    return E, I, manifest
+        rows += len(tensors["indices"])
+        if k == n_shards - 1 and rows != manifest["n"]:
+            raise ValueError(f"{out_dir}: {rows} rows in the shards, the manifest says {manifest['n']}")
+        yield tensors["embeddings"], tensors["indices"]

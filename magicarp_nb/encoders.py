@@ -5,6 +5,7 @@
 # %% ../nbs/10_encoders.ipynb #c003
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Callable
@@ -22,9 +23,10 @@ from .runtime import quiet_transformers
 from .sources import require_hub
 
 # %% auto #0
-__all__ = ['POOLINGS', 'minilm_path', 'resolve_backbone', 'backbone_config', 'load_backbone', 'register_pooling', 'mean_pool',
-           'sum_pool', 'cls_pool', 'last_pool', 'MLPProjection', 'DirectProjection', 'make_projection', 'trim_padding',
-           'TextEncoder', 'MixedMLMEncoder', 'context_length', 'build_encoder']
+__all__ = ['POOLINGS', 'minilm_path', 'resolve_backbone', 'backbone_config', 'check_sentence_transformers_folder',
+           'load_backbone', 'register_pooling', 'mean_pool', 'sum_pool', 'cls_pool', 'last_pool', 'MLPProjection',
+           'DirectProjection', 'make_projection', 'trim_padding', 'TextEncoder', 'MixedMLMEncoder', 'context_length',
+           'build_encoder']
 
 # %% ../nbs/10_encoders.ipynb #c006
 def minilm_path() -> Path:
@@ -93,6 +95,28 @@ def backbone_config(
                 setattr(config, key, dropout)
     return config
 
+# %% ../nbs/10_encoders.ipynb #c008
+_ST_DROPPED_OK = ("Transformer", "Pooling", "Normalize")  # what a CARP encoder reads, or sets itself
+
+
+def check_sentence_transformers_folder(path) -> None:
+    "Refuse a sentence-transformers folder whose modules carry what a CARP encoder would drop (a `Dense`, say)."
+    modules = Path(path) / "modules.json"
+    if not modules.is_file():
+        return
+    try:
+        entries = json.loads(modules.read_text())
+        kinds = [(str(m["type"]).rsplit(".", 1)[-1], str(m.get("path", ""))) for m in entries]
+    except (ValueError, KeyError, TypeError) as e:
+        raise ValueError(f"{modules} is not a sentence-transformers module list ({e})") from None
+    dropped = [f"{k} ({p or 'the root'})" for k, p in kinds if k not in _ST_DROPPED_OK]
+    if dropped:
+        raise ValueError(f"{path} is a sentence-transformers folder whose {', '.join(dropped)} a CARP encoder would "
+                         "drop: it reads the transformer only (encoder.pooling, projection and normalize apply on "
+                         "top). Use a folder of a transformer, pooling and normalisation only")  # fmt: skip
+    if any(k == "Transformer" and p for k, p in kinds):
+        raise ValueError(f"{path}: its transformer is in a subfolder; give that subfolder as encoder.backbone")
+
 
 def load_backbone(
     name: str = "minilm",  # see `resolve_backbone`
@@ -103,6 +127,7 @@ def load_backbone(
 ) -> tuple:
     "`(model, tokenizer)`: a Hugging Face `AutoModel` (or `AutoModelForMaskedLM`) and its tokenizer."
     path = resolve_backbone(name)
+    check_sentence_transformers_folder(path)
     config = backbone_config(path, overrides, dropout)
     auto = AutoModelForMaskedLM if mlm else AutoModel
     verbosity = hf_logging.get_verbosity()
@@ -126,7 +151,7 @@ def load_backbone(
         )
     return model, tok
 
-# %% ../nbs/10_encoders.ipynb #c010
+# %% ../nbs/10_encoders.ipynb #c013
 POOLINGS: dict[str, Callable] = {}
 
 
@@ -162,7 +187,7 @@ def last_pool(hidden, mask):
     last = (mask.bool() * (pos + 1)).argmax(1)  # index of the last real token, whichever side is padded
     return hidden[torch.arange(len(hidden), device=hidden.device), last]
 
-# %% ../nbs/10_encoders.ipynb #c013
+# %% ../nbs/10_encoders.ipynb #c016
 class MLPProjection(nn.Module):
     "magiCARP's projection head: `LayerNorm(W2·GELU(W1·x) dropped out + W1·x)`."
 
@@ -209,7 +234,7 @@ def make_projection(
         return DirectProjection(d_out)
     raise KeyError(f"unknown projection '{kind}'; choose none, linear, mlp or direct")
 
-# %% ../nbs/10_encoders.ipynb #c016
+# %% ../nbs/10_encoders.ipynb #c019
 def trim_padding(batch: dict) -> dict:
     "`batch` without the trailing columns that are padding in every row (right padding)."
     mask = batch["attention_mask"]
@@ -268,7 +293,7 @@ class TextEncoder(nn.Module):
         parts = [self._encode({k: v[idx] for k, v in batch.items()}) for idx in order.split(self.chunk_size)]
         return torch.cat(parts)[torch.argsort(order)]
 
-# %% ../nbs/10_encoders.ipynb #c018
+# %% ../nbs/10_encoders.ipynb #c021
 class MixedMLMEncoder(TextEncoder):
     "A `TextEncoder` whose backbone also carries its masked-LM head: embeddings for CARP, token predictions for MLM."
 
@@ -301,7 +326,7 @@ class MixedMLMEncoder(TextEncoder):
         logits = self.mlm_logits(batch)
         return F.cross_entropy(logits.flatten(0, 1).float(), batch["labels"].flatten(), reduction=reduction)
 
-# %% ../nbs/10_encoders.ipynb #c019
+# %% ../nbs/10_encoders.ipynb #c022
 def context_length(backbone: nn.Module, tokenizer) -> int:
     "The longest input the backbone takes: its position table, or the tokenizer's limit when smaller."
     n = getattr(backbone.config, "max_position_embeddings", None) or tokenizer.model_max_length

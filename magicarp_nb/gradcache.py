@@ -350,7 +350,7 @@ def _check_in_group(group, global_batch, microbatch_size, backend, dtype, object
         ],
     )
 
-# %% ../nbs/12_gradcache.ipynb #c049
+# %% ../nbs/12_gradcache.ipynb #c050
 def check_report(result: dict, tolerance: float) -> tuple[bool, str]:
     "`(ok, text)`: the per-rank table of a `check_distributed_step` result and its verdict against `tolerance`."
     head = "rank  max rel. grad diff  step (s)  reductions"
@@ -404,7 +404,7 @@ def check_distributed(
         print(text)
     return 0 if ok else 1
 
-# %% ../nbs/12_gradcache.ipynb #c062
+# %% ../nbs/12_gradcache.ipynb #c063
 def recompute_step(
     encode_p: Callable,  # as in `contrastive_step`
     encode_r: Callable,

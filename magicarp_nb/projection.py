@@ -16,7 +16,7 @@ from sklearn.decomposition import PCA
 from .runfiles import atomic_write
 
 # %% auto #0
-__all__ = ['project_2d', 'plot_projection', 'projection_figure']
+__all__ = ['project_2d', 'plot_projection', 'projection_figure', 'sphere_coordinates', 'sphere_figure']
 
 # %% ../nbs/17_projection.ipynb #c006
 def project_2d(
@@ -83,6 +83,49 @@ def projection_figure(
         plot_projection(Zp, Zr, yp, yr, classes, ax, f"{name} ({method.upper()})", top)
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=min(6, len(labels)), fontsize=7, markerscale=1.5)
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    if path is not None:
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=110)
+        atomic_write(path, buf.getvalue())
+    return fig
+
+# %% ../nbs/17_projection.ipynb #c014
+def sphere_coordinates(
+    P,  # (N, D) passage embeddings
+    R,  # (M, D) review embeddings
+    seed: int = 0,  # the PCA's seed
+) -> tuple[np.ndarray, np.ndarray]:
+    "`(Sp, Sr)`: (azimuth, elevation) in degrees of each point's 3-D PCA projection (fitted on both), on the sphere."
+    X = torch.cat([torch.as_tensor(P).float(), torch.as_tensor(R).float()]).numpy()
+    Z = PCA(n_components=3, svd_solver="full", random_state=seed).fit_transform(X)
+    U = Z / np.linalg.norm(Z, axis=1, keepdims=True).clip(min=1e-12)
+    S = np.degrees(np.stack([np.arctan2(U[:, 1], U[:, 0]), np.arcsin(U[:, 2].clip(-1, 1))], 1))
+    return S[: len(P)], S[len(P) :]
+
+
+def sphere_figure(
+    P,  # (N, D) passage embeddings
+    R,  # (M, D) review embeddings
+    yp,  # class numbers of the passages (-1: unlabelled)
+    yr,  # class numbers of the reviews
+    classes: list,  # class names
+    title: str = "",  # above both panels
+    seed: int = 0,
+    path=None,  # where to save the PNG (None: not saved)
+    top: int = 10,  # classes with their own colour
+):
+    "magiCARP's picture: the 2-D PCA beside the 3-D PCA's points on the sphere (azimuth, elevation); the figure."
+    fig, (flat, sphere) = plt.subplots(1, 2, figsize=(12, 5.5))
+    plot_projection(*project_2d(P, R, "pca", seed), yp, yr, classes, flat, "2-D PCA", top)
+    plot_projection(*sphere_coordinates(P, R, seed), yp, yr, classes, sphere, "3-D PCA on the sphere", top)
+    sphere.set_xlim(-180, 180), sphere.set_ylim(-90, 90)
+    sphere.set_xticks(range(-180, 181, 90)), sphere.set_yticks(range(-90, 91, 45))
+    sphere.set_xlabel("azimuth (degrees)"), sphere.set_ylabel("elevation (degrees)")
+    flat.set_xlabel("first principal component"), flat.set_ylabel("second principal component")
+    handles, labels = flat.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=min(6, len(labels)), fontsize=8, markerscale=1.5)
+    fig.suptitle(title)
     fig.tight_layout(rect=(0, 0.12, 1, 1))
     if path is not None:
         buf = io.BytesIO()

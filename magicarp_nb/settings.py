@@ -25,9 +25,9 @@ from fastcore.docments import docments
 # %% auto #0
 __all__ = ['positive_int', 'opt', 'ConfigKeyError', 'ConfigTypeError', 'ConfigValueError', 'range_text', 'check_range',
            'type_name', 'default_of', 'from_dict', 'to_dict', 'parse_overrides', 'apply_overrides', 'registrar',
-           'check_name', 'comma_list', 'whole', 'positions_arg', 'positive_float', 'shard_arg', 'layers_arg',
-           'extra_arg', 'key_value_arg', 'executor_params', 'add_arguments', 'call_with', 'changed_options',
-           'cli_words']
+           'check_name', 'comma_list', 'whole', 'positions_arg', 'positive_float', 'shard_arg', 'cutoffs_arg',
+           'layers_arg', 'extra_arg', 'key_value_arg', 'executor_params', 'add_arguments', 'call_with',
+           'changed_options', 'cli_words']
 
 # %% ../nbs/00_settings.ipynb #c006
 def opt(
@@ -401,6 +401,13 @@ def shard_arg(text: str) -> tuple:
     if not (sep and i.isdigit() and n.isdigit() and int(i) < int(n)):
         raise argparse.ArgumentTypeError(f"{text!r} is not of the form i/n with 0 ≤ i < n (e.g. 0/4)")
     return int(i), int(n)
+
+
+def cutoffs_arg(text: str) -> tuple:
+    "An argparse type: comma-separated cut-offs ≥ 1, e.g. `1,10,100`."
+    if not re.fullmatch(r"\d+(,\d+)*", text) or 0 in [int(k) for k in text.split(",")]:
+        raise argparse.ArgumentTypeError(f"{text!r}: give comma-separated whole numbers ≥ 1 (e.g. 1,10,100)")
+    return tuple(int(k) for k in text.split(","))
 
 
 def layers_arg(text: str):
