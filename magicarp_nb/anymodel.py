@@ -101,7 +101,7 @@ def model_blocks(
     cfg = corpus if isinstance(corpus, TextDataConfig) else TextDataConfig(corpus=str(corpus), **corpus_kwargs)
     cfg.block_size, cfg.tokenizer = block_size, getattr(tokenizer, "name_or_path", "") or "given"
     dsd = corpus_of(cfg)  # every corpus field of the config, as the training pass read it
-    train, valid = (pack_blocks(dsd[s], tokenizer, block_size) for s in ("train", "validation"))
+    train, valid = (pack_blocks(dsd[s], tokenizer, block_size, packing=cfg.packing) for s in ("train", "validation"))
     top = int(max(train.max(), valid.max()))
     if n_classes is not None and top >= n_classes:
         raise ValueError(

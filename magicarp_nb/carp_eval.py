@@ -28,8 +28,8 @@ from .projection import projection_figure, sphere_figure
 from .beir import evaluate_beir, pair_ir, read_beir, write_trec_run
 from .retrieval import encode_texts, retrieval_metrics
 from .runfiles import atomic_write, run_lock
-from .checkpoints import recorded_sha256, resolve_checkpoint, verify_checkpoint
-from .runtime import seed_everything
+from .checkpoints import read_train_state, recorded_sha256, resolve_checkpoint, verify_checkpoint
+from .runtime import open_trackers, seed_everything, tracker_names
 from .sources import check_text_column, read_dataset
 from .trainer import RESUME_MAY_CHANGE
 
@@ -193,6 +193,23 @@ def _external_ir(name: str, model, tok, max_length: int, folder: Path, split: st
     return {"set": str(folder), "split": split, "queries": len(beir.queries), "documents": len(beir.corpus), **metrics}
 
 # %% ../nbs/18_carp_eval.ipynb #c019
+def _report(run: Path, cfg, ck: Path, summary: dict, out: Path) -> list:
+    "The evaluation to the trackers `train.report_to` names (TensorBoard: `tensorboard/eval/`); their names."
+    names = [n for n in tracker_names(cfg.train.report_to) if n != "csv"]
+    if not names:
+        return []
+    step = read_train_state(ck).global_step
+    row = {}
+    for model, res in summary["models"].items():
+        row |= {f"eval/{model}/{k}": v for k, v in res["retrieval"].items()}
+        row |= {f"eval/{model}/{ask}/{k}": v for ask, m in res.get("ir", {}).items() for k, v in m.items()}
+    images = {f"eval/{p.stem}": p for p in sorted(out.glob("*.png"))}
+    for tracker in open_trackers(cfg.train.report_to, run, step, run.name, subdir="eval"):
+        tracker.log_eval(row, images, step)
+        tracker.close()
+    return names
+
+# %% ../nbs/18_carp_eval.ipynb #c020
 def evaluate_run(
     run_dir,  # a CARP run folder
     checkpoint: str = "last",  # 'last', 'best', a step, or a checkpoint folder name in the run
@@ -241,10 +258,11 @@ def evaluate_run(
             summary["models"][name], emb[name] = res, (P, R)
         for method in methods:  # unlabelled pairs are drawn in grey
             plt.close(projection_figure(emb, y, y, classes, method, seed, out / f"{method}.png"))
+        summary["reported_to"] = _report(run, cfg, ck, summary, out)
         _write_tables(summary, out)
     return summary
 
-# %% ../nbs/18_carp_eval.ipynb #c020
+# %% ../nbs/18_carp_eval.ipynb #c021
 def eval_tables(summary: dict) -> dict:
     "`retrieval`, `probe` and `collapse` tables (one row per model) of an evaluation summary."
     models = summary["models"]
@@ -268,7 +286,7 @@ def _write_tables(summary: dict, out: Path) -> None:
         atomic_write(out / f"{name}.csv", table.to_csv())
     atomic_write(out / "summary.json", json.dumps(summary, indent=1))
 
-# %% ../nbs/18_carp_eval.ipynb #c028
+# %% ../nbs/18_carp_eval.ipynb #c029
 def sphere_picture(
     run_dir,  # a CARP run folder
     sample: int = 500,  # pairs drawn at random (all of the split when it has fewer, with a warning)
@@ -296,7 +314,7 @@ def sphere_picture(
         plt.close(sphere_figure(P, R, y, y, classes, title, seed, out))
     return out
 
-# %% ../nbs/18_carp_eval.ipynb #c037
+# %% ../nbs/18_carp_eval.ipynb #c041
 def _encode_texts(cfg, tower: str, split: str | None, source: str | None, column: str | None) -> tuple:
     "`(texts, split, column, source name)` to encode: the run's pairs, or a column of a table."
     if source is None:
@@ -316,7 +334,7 @@ def _encode_texts(cfg, tower: str, split: str | None, source: str | None, column
     check_text_column(ds, column, f"{what} split {split!r}", "column")
     return ds[column], split, column, what
 
-# %% ../nbs/18_carp_eval.ipynb #c038
+# %% ../nbs/18_carp_eval.ipynb #c042
 def _settled(cfg) -> dict:
     "A config as a dict without the keys a resumed run may change (a checkpoint from before the change is the run's)."
     d = to_dict(cfg)

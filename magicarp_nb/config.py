@@ -188,6 +188,12 @@ class TextDataConfig:
     tokenizer: str = opt("bpe", "'bpe' trains a byte-level BPE on the training split; else a local path or hub name")
     vocab_size: int = opt(2048, "vocabulary size of the trained BPE", ge=257)
     block_size: int = opt(128, "tokens per training sequence (and the model's context length)", ge=2)
+    packing: Literal["eos", "run_clm"] = opt(
+        "eos",
+        "texts to blocks: 'eos' (an end-of-text token after each text, one stream, the remainder dropped) or "
+        "'run_clm' (HF run_clm's group_texts: the tokenizer's own special tokens, no separator, each batch of "
+        "1,000 texts concatenated and its remainder dropped)",
+    )
 
 
 @register_config("clm")

@@ -95,11 +95,16 @@ def pack_blocks(
     texts,  # a list of str, or a `Dataset` with a `text` column
     tokenizer,  # any HF tokenizer with an eos token
     block_size: int,  # tokens per block
-    batch_size: int = 1000,  # texts per tokenizer call
+    batch_size: int = 1000,  # texts per tokenizer call (for 'run_clm': per group, as `datasets.map` batches)
+    packing: str = "eos",  # 'eos': end-of-text after each text, one stream; 'run_clm': HF run_clm's group_texts
 ) -> torch.Tensor:
-    "Tokenize, append end-of-text, concatenate and cut into an `int32` tensor of shape (n_blocks, block_size)."
+    "Tokenize, concatenate and cut into an `int32` tensor of shape (n_blocks, block_size), as `packing` says."
     if block_size < 2:
         raise ValueError(f"block_size must be at least 2, got {block_size}")
+    if packing not in ("eos", "run_clm"):
+        raise ValueError(f"packing must be 'eos' or 'run_clm', got {packing!r}")
+    if packing == "run_clm":
+        return _run_clm_blocks(texts, tokenizer, block_size, batch_size)
     eos = tokenizer.eos_token_id
     if eos is None:
         raise ValueError("the tokenizer has no eos token; packing needs one between texts")
@@ -114,13 +119,28 @@ def pack_blocks(
     return torch.from_numpy(stream[: n * block_size].reshape(n, block_size).copy())
 
 
+def _run_clm_blocks(texts, tokenizer, block_size: int, batch_size: int) -> torch.Tensor:
+    "HF run_clm's `group_texts`: each batch's token ids (special tokens as the tokenizer adds them) cut, rest dropped."
+    blocks = []
+    for batch in _batches(texts, batch_size):
+        stream = np.concatenate(
+            [np.asarray(x, np.int32) for x in tokenizer(batch)["input_ids"]] or [np.zeros(0, np.int32)]
+        )
+        n = len(stream) // block_size
+        blocks.append(stream[: n * block_size].reshape(n, block_size))
+    out = np.concatenate(blocks) if blocks else np.zeros((0, block_size), np.int32)
+    if len(out) == 0:
+        raise ValueError(f"no batch of {batch_size} texts gives a block of {block_size} tokens (packing=run_clm)")
+    return torch.from_numpy(out.copy())
+
+
 def blocks_fingerprint(blocks: torch.Tensor) -> str:
     "sha256 of a block tensor's shape and token ids."
     h = hashlib.sha256(str(tuple(blocks.shape)).encode())
     h.update(blocks.to(torch.int32).contiguous().numpy().tobytes())
     return h.hexdigest()
 
-# %% ../nbs/05_data.ipynb #c014
+# %% ../nbs/05_data.ipynb #c017
 def epoch_order(
     n: int,  # number of items
     seed: int,  # run seed
@@ -130,7 +150,7 @@ def epoch_order(
     g = torch.Generator().manual_seed(int(hashlib.sha256(f"order:{seed}:{epoch}".encode()).hexdigest()[:15], 16))
     return torch.randperm(n, generator=g)
 
-# %% ../nbs/05_data.ipynb #c017
+# %% ../nbs/05_data.ipynb #c020
 def unigram_entropy(blocks: torch.Tensor, vocab_size: int) -> float:
     "Entropy (nats) of the token frequencies in `blocks`."
     p = torch.bincount(blocks.flatten().long(), minlength=vocab_size).double()
@@ -144,13 +164,15 @@ def unigram_cross_entropy(train: torch.Tensor, valid: torch.Tensor, vocab_size: 
     logp = (p / p.sum()).log()
     return float(-logp[valid.flatten().long()].mean())
 
-# %% ../nbs/05_data.ipynb #c020
+# %% ../nbs/05_data.ipynb #c023
 def data_fingerprint(data_cfg, tokenizer, train: torch.Tensor, valid: torch.Tensor) -> dict:
     "What fixes a token stream: corpus settings, tokenizer hash, block size and hashes of the blocks."
     keys = ("corpus", "n_stories", "corpus_seed", "val_fraction", "text_column", "separator", "max_texts", "block_size")
     corpus = {k: getattr(data_cfg, k) for k in keys}
     if getattr(data_cfg, "difficulty", 0):  # only when set, so that the plain corpus keeps its fingerprint
         corpus["difficulty"] = data_cfg.difficulty
+    if getattr(data_cfg, "packing", "eos") != "eos":  # the same: only when not the default
+        corpus["packing"] = data_cfg.packing
     return {
         "corpus": corpus,
         "tokenizer_sha256": tokenizer_fingerprint(tokenizer),
@@ -177,6 +199,6 @@ def prepare_text_blocks(
         tok = load_tokenizer(data_cfg.tokenizer)
     if tokenizer_dir is not None and not saved:
         tok.save_pretrained(str(tokenizer_dir))
-    train = pack_blocks(corpus["train"], tok, data_cfg.block_size)
-    valid = pack_blocks(corpus["validation"], tok, data_cfg.block_size)
+    train = pack_blocks(corpus["train"], tok, data_cfg.block_size, packing=data_cfg.packing)
+    valid = pack_blocks(corpus["validation"], tok, data_cfg.block_size, packing=data_cfg.packing)
     return tok, train, valid, data_fingerprint(data_cfg, tok, train, valid)

@@ -16,7 +16,7 @@ from sklearn.decomposition import PCA
 from .runfiles import atomic_write
 
 # %% auto #0
-__all__ = ['project_2d', 'plot_projection', 'projection_figure', 'sphere_coordinates', 'sphere_figure']
+__all__ = ['project_2d', 'plot_projection', 'save_png', 'projection_figure', 'sphere_coordinates', 'sphere_figure']
 
 # %% ../nbs/17_projection.ipynb #c006
 def project_2d(
@@ -66,6 +66,13 @@ def plot_projection(
     return ax
 
 
+def save_png(fig, path) -> None:
+    "Write `fig` as a PNG at `path`, atomically (a reader never sees half a file)."
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
+    atomic_write(path, buf.getvalue())
+
+
 def projection_figure(
     embeddings: dict,  # panel title -> (P, R) embeddings
     yp,  # class numbers of the passages
@@ -85,9 +92,7 @@ def projection_figure(
     fig.legend(handles, labels, loc="lower center", ncol=min(6, len(labels)), fontsize=7, markerscale=1.5)
     fig.tight_layout(rect=(0, 0.12, 1, 1))
     if path is not None:
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=110)
-        atomic_write(path, buf.getvalue())
+        save_png(fig, path)
     return fig
 
 # %% ../nbs/17_projection.ipynb #c014
@@ -128,7 +133,5 @@ def sphere_figure(
     fig.suptitle(title)
     fig.tight_layout(rect=(0, 0.12, 1, 1))
     if path is not None:
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=110)
-        atomic_write(path, buf.getvalue())
+        save_png(fig, path)
     return fig

@@ -161,21 +161,33 @@ def _scalars(row: dict) -> dict:
 class TensorBoardTracker:
     "Each log row's scalars into `<run>/tensorboard/` at the optimiser step."
 
-    def __init__(self, run_dir: Path, step: int):
+    def __init__(self, run_dir: Path, step: int, subdir: str | None = None):
         if SummaryWriter is None:
             raise ImportError("train.report_to=tensorboard needs the tensorboard package: pip install tensorboard")
-        # a resumed run drops the events an interrupted attempt wrote after its checkpoint
-        self.writer = SummaryWriter(str(run_dir / "tensorboard"), purge_step=step + 1 if step else None)
+        # a resumed run drops the events an interrupted attempt wrote after its checkpoint; an evaluation writes
+        # into its own subfolder and drops nothing
+        folder, purge = run_dir / "tensorboard", step + 1 if step and subdir is None else None
+        self.writer = SummaryWriter(str(folder / subdir if subdir else folder), purge_step=purge)
 
     def log(self, row: dict, step: int) -> None:
         for k, v in _scalars(row).items():
             self.writer.add_scalar(k, v, step)
         self.writer.flush()
 
+    def log_eval(self, row: dict, images: dict, step: int) -> None:
+        "An evaluation of the checkpoint at `step`: its scalars, and PNG files (`{name: path}`) as images."
+        from PIL import Image  # late import: only figures need it (pillow comes with matplotlib)
+
+        self.log(row, step)
+        for name, path in images.items():
+            rgb = np.asarray(Image.open(path).convert("RGB"))
+            self.writer.add_image(name, rgb, step, dataformats="HWC")
+        self.writer.flush()
+
     def close(self) -> None:
         self.writer.close()
 
-
+# %% ../nbs/01_runtime.ipynb #c019
 class WandbTracker:
     "Each log row to a Weights & Biases run, offline in `<run>/wandb/` unless WANDB_MODE says otherwise."
 
@@ -195,6 +207,13 @@ class WandbTracker:
     def log(self, row: dict, step: int) -> None:
         self.run.log(_scalars(row), step=step)
 
+    def log_eval(self, row: dict, images: dict, step: int) -> None:
+        "An evaluation of the checkpoint at `step`, after the run's last step (W&B's steps only increase)."
+        import wandb  # late import: optional, and slow to import
+
+        media = {k: wandb.Image(str(p)) for k, p in images.items()}
+        self.run.log({"checkpoint_step": step, **_scalars(row), **media})
+
     def close(self) -> None:
         self.run.finish()
 
@@ -207,7 +226,7 @@ def tracker_names(report_to: str) -> list[str]:
         raise ValueError(f"train.report_to names unknown tracker(s) {unknown}; known: {', '.join(TRACKERS)}")
     return names
 
-# %% ../nbs/01_runtime.ipynb #c021
+# %% ../nbs/01_runtime.ipynb #c022
 def enable_gradient_checkpointing(model: torch.nn.Module) -> int:
     "Turn on activation checkpointing in every submodule that supports it (transformers models); returns how many."
     n = 0
@@ -239,7 +258,7 @@ def default_optimizer(model: torch.nn.Module, cfg: TrainConfig) -> torch.optim.O
         return torch.optim.SGD(groups, lr=cfg.lr)
     return torch.optim.AdamW(groups, lr=cfg.lr, betas=tuple(cfg.adam_betas))
 
-# %% ../nbs/01_runtime.ipynb #c024
+# %% ../nbs/01_runtime.ipynb #c025
 def nonfinite_names(named_tensors) -> list[str]:
     "The names among `(name, tensor)` pairs whose tensor holds a NaN or an infinity (None tensors skipped)."
     return [n for n, t in named_tensors if t is not None and not torch.isfinite(t).all()]
@@ -277,8 +296,8 @@ class MetricWindow:
         return row
 
 
-def open_trackers(report_to: str, run_dir, step: int, desc: str) -> list:
-    "The trackers `report_to` names (besides csv), opened in `run_dir` at `step` (a resumed run's)."
+def open_trackers(report_to: str, run_dir, step: int, desc: str, subdir: str | None = None) -> list:
+    "The trackers `report_to` names (besides csv), opened in `run_dir` at `step` (a resumed run's; `subdir`: eval's)."
     names = tracker_names(report_to)
-    trackers = [TensorBoardTracker(run_dir, step)] if "tensorboard" in names else []
+    trackers = [TensorBoardTracker(Path(run_dir), step, subdir)] if "tensorboard" in names else []
     return trackers + ([WandbTracker(run_dir, desc)] if "wandb" in names else [])
