@@ -49,7 +49,11 @@ def _read_jsonl(path: Path, what: str) -> dict:
                 raise ValueError(f"{path}:{n}: not a JSON line ({e.msg})") from None
             if not isinstance(row, dict) or not isinstance(row.get("_id"), (str, int)) or "text" not in row:
                 raise ValueError(f"{path}:{n}: a {what} line needs an '_id' and a 'text'")
+            if not isinstance(row["text"], str) or not isinstance(row.get("title") or "", str):
+                raise ValueError(f"{path}:{n}: the {what}'s text and title must be strings")
             key = str(row["_id"])
+            if not key or any(c.isspace() for c in key):
+                raise ValueError(f"{path}:{n}: the {what} id {key!r} is empty or holds white space (TREC runs cannot)")
             if key in out:
                 raise ValueError(f"{path}:{n}: the {what} id {key!r} is given twice")
             out[key] = " ".join(t for t in (str(row.get("title") or "").strip(), str(row["text"])) if t)
@@ -71,6 +75,8 @@ def _read_qrels(path: Path) -> dict:
                 continue
             if len(parts) != 3 or not parts[2].lstrip("-").isdigit():
                 raise ValueError(f"{path}:{n}: a qrels line is 'query-id<TAB>corpus-id<TAB>integer score'")
+            if parts[1] in qrels.get(parts[0], {}):
+                raise ValueError(f"{path}:{n}: query {parts[0]!r} judges document {parts[1]!r} a second time")
             qrels.setdefault(parts[0], {})[parts[1]] = int(parts[2])
     return qrels
 
@@ -196,11 +202,11 @@ def top_k(
     out_s, out_i = [], []
     for a in range(0, len(queries), query_block):
         q = _unit(queries[a : a + query_block])
-        best_s, best_i = q.new_empty(len(q), 0), torch.empty(len(q), 0, dtype=torch.long)
+        best_s, best_i = q.new_empty(len(q), 0), torch.empty(len(q), 0, dtype=torch.long, device=q.device)
         for b in range(0, len(docs), block_size):
             s = q @ _unit(docs[b : b + block_size]).T
             cand_s = torch.cat([best_s, s], 1)
-            cand_i = torch.cat([best_i, torch.arange(b, b + s.shape[1]).expand(len(q), -1)], 1)
+            cand_i = torch.cat([best_i, torch.arange(b, b + s.shape[1], device=q.device).expand(len(q), -1)], 1)
             best_s, pick = cand_s.topk(min(k, cand_s.shape[1]), dim=1)
             best_i = cand_i.gather(1, pick)
         out_s.append(best_s), out_i.append(best_i)
@@ -298,13 +304,20 @@ def evaluate_embeddings(
     ks: tuple = (1, 10, 100),
     block_size: int = 4096,
     use_faiss: bool = False,
+    ignore_identical_ids: bool = True,  # a document whose id is the query's is not a result (BEIR's default)
 ) -> tuple[dict, dict]:
     "`(metrics, run)` of embeddings already computed for a set's queries and corpus."
     if (len(Q), len(D)) != (len(beir.queries), len(beir.corpus)):
         raise ValueError(f"{len(Q)} query and {len(D)} document embeddings for a set of {len(beir.queries)} and "
                          f"{len(beir.corpus)}")  # fmt: skip
-    s, i = faiss_top_k(Q, D, max(ks)) if use_faiss else top_k(Q, D, max(ks), block_size)
+    if Q.ndim != 2 or D.ndim != 2:
+        raise ValueError(f"search needs one vector per text, got {tuple(Q.shape)} and {tuple(D.shape)} (token "
+                         "features: late interaction has no index search here)")  # fmt: skip
+    k = max(ks) + (1 if ignore_identical_ids else 0)  # one more, in case the query finds itself
+    s, i = faiss_top_k(Q, D, k) if use_faiss else top_k(Q, D, k, block_size)
     run = run_from_top_k(list(beir.queries), list(beir.corpus), s, i)
+    if ignore_identical_ids:
+        run = {q: dict(list((d, v) for d, v in docs.items() if d != q)[: max(ks)]) for q, docs in run.items()}
     return ir_metrics(run, beir.qrels, ks), run
 
 

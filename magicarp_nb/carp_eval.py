@@ -182,9 +182,9 @@ def _ir_both_ways(name: str, P, R, ds, out: Path, search: dict) -> dict:
     return found
 
 
-def _external_ir(name: str, model, tok, max_length: int, folder: Path, split: str, out: Path, search: dict) -> dict:
-    "A BEIR folder's IR measures: queries by the review tower, the corpus by the passage tower; the run a TREC file."
-    beir = read_beir(folder, split)
+def _external_ir(name: str, model, tok, max_length: int, beir, where: tuple, out: Path, search: dict) -> dict:
+    "A BEIR set's IR measures: queries by the review tower, the corpus by the passage tower; the run a TREC file."
+    folder, split = where
     enc_q = lambda texts: encode_texts(model.review_encoder, tok, texts, max_length)  # noqa: E731
     enc_d = lambda texts: encode_texts(model.passage_encoder, tok, texts, max_length)  # noqa: E731
     with torch.no_grad():
@@ -193,7 +193,7 @@ def _external_ir(name: str, model, tok, max_length: int, folder: Path, split: st
     return {"set": str(folder), "split": split, "queries": len(beir.queries), "documents": len(beir.corpus), **metrics}
 
 # %% ../nbs/18_carp_eval.ipynb #c019
-def _report(run: Path, cfg, ck: Path, summary: dict, out: Path) -> list:
+def _report(run: Path, cfg, ck: Path, summary: dict, images: dict) -> list:
     "The evaluation to the trackers `train.report_to` names (TensorBoard: `tensorboard/eval/`); their names."
     names = [n for n in tracker_names(cfg.train.report_to) if n != "csv"]
     if not names:
@@ -203,7 +203,7 @@ def _report(run: Path, cfg, ck: Path, summary: dict, out: Path) -> list:
     for model, res in summary["models"].items():
         row |= {f"eval/{model}/{k}": v for k, v in res["retrieval"].items()}
         row |= {f"eval/{model}/{ask}/{k}": v for ask, m in res.get("ir", {}).items() for k, v in m.items()}
-    images = {f"eval/{p.stem}": p for p in sorted(out.glob("*.png"))}
+        row |= {f"eval/{model}/beir/{k}": v for k, v in res.get("beir", {}).items() if "@" in k}
     for tracker in open_trackers(cfg.train.report_to, run, step, run.name, subdir="eval"):
         tracker.log_eval(row, images, step)
         tracker.close()
@@ -227,6 +227,10 @@ def evaluate_run(
     "Evaluate one CARP run into `<run>/eval/`; returns the summary written to `eval/summary.json`."
     run = Path(run_dir)
     ck, cfg = carp_checkpoint(run, checkpoint, verify=True)  # every file against its sha256, before any use
+    if beir is not None and cfg.encoder.tokens:
+        raise ValueError(f"beir={beir}: {run.name} encodes token features (encoder.tokens=true), which have no "
+                         "index search here; its in-batch retrieval covers them")  # fmt: skip
+    beir_set = read_beir(beir, beir_split) if beir is not None else None  # a damaged folder fails before any work
     out = run / "eval"
     with run_lock(out, f"evaluating {run.name}"):  # one writer per folder, before the first write
         ds = getattr(load_pairs(cfg.data), split)
@@ -246,8 +250,9 @@ def evaluate_run(
             search = dict(ks=tuple(ks), use_faiss=use_faiss)
             if P.ndim == 2:  # (token features: late interaction has no index search here)
                 res["ir"] = _ir_both_ways(name, P, R, ds, out, search)
-            if beir is not None:
-                res["beir"] = _external_ir(name, model, tok, max_length, Path(beir), beir_split, out, search)
+            if beir is not None and P.ndim == 2:
+                where = (Path(beir), beir_split)
+                res["beir"] = _external_ir(name, model, tok, max_length, beir_set, where, out, search)
             if len(classes) >= 2:  # the probe and the collapse row need two labelled classes
                 yk, Pk, Rk = y[keep.numpy()], P[keep], R[keep]
                 res["probe_passage"], res["probe_review"] = (
@@ -258,7 +263,8 @@ def evaluate_run(
             summary["models"][name], emb[name] = res, (P, R)
         for method in methods:  # unlabelled pairs are drawn in grey
             plt.close(projection_figure(emb, y, y, classes, method, seed, out / f"{method}.png"))
-        summary["reported_to"] = _report(run, cfg, ck, summary, out)
+        figures = {f"eval/{m}": out / f"{m}.png" for m in methods}  # this evaluation's, not older files
+        summary["reported_to"] = _report(run, cfg, ck, summary, figures)
         _write_tables(summary, out)
     return summary
 

@@ -5,6 +5,7 @@
 # %% ../nbs/18c_export.ipynb #c003
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 from pathlib import Path
@@ -13,7 +14,7 @@ import torch
 
 from .carp import load_carp
 from .carp_eval import carp_checkpoint
-from .checkpoints import recorded_sha256
+from .checkpoints import read_train_state, recorded_sha256
 from .encoders import DirectProjection
 from .runfiles import LOCK_NAME, atomic_write, run_lock
 
@@ -40,6 +41,9 @@ def sentence_transformers_modules(encoder, tokenizer, max_length: int, workdir: 
                          "sentence-transformers module; exportable projections: none, linear, direct")  # fmt: skip
     workdir.mkdir(parents=True, exist_ok=True)
     encoder.backbone.save_pretrained(workdir)
+    if tokenizer.pad_token is None:  # a decoder's: the tower pads with end-of-text, and so must the export
+        tokenizer = copy.deepcopy(tokenizer)
+        tokenizer.pad_token = tokenizer.eos_token
     tokenizer.save_pretrained(workdir)
     transformer = st.Transformer(str(workdir), max_seq_length=max_length)
     hidden = encoder.backbone.config.hidden_size
@@ -58,14 +62,22 @@ def sentence_transformers_modules(encoder, tokenizer, max_length: int, workdir: 
     return mods
 
 # %% ../nbs/18c_export.ipynb #c007
+def _step(ck: Path) -> int:
+    return read_train_state(ck).global_step
+
+
 def _card(run: Path, ck: Path, cfg, tower: str, mods: list) -> str:
     "A model card from what the run recorded: data, objective, training, its metrics, and how to load it."
-    metrics = {}
+    metrics, sha = {}, recorded_sha256(ck)
     for name in ("eval_results.json", "eval/summary.json"):
         if (run / name).is_file():
             metrics[name] = json.loads((run / name).read_text())
-    ir = {m: v.get("ir") for m, v in metrics.get("eval/summary.json", {}).get("models", {}).items() if v.get("ir")}
-    final = {k: v for k, v in metrics.get("eval_results.json", {}).items() if k.startswith("eval_")}
+    summary = metrics.get("eval/summary.json", {})
+    if summary.get("weights_sha256") != sha:  # an evaluation of another checkpoint says nothing of this one
+        summary = {}
+    ir = {m: v.get("ir") for m, v in summary.get("models", {}).items() if v.get("ir")}
+    final = metrics.get("eval_results.json", {})
+    final = {k: v for k, v in final.items() if k.startswith("eval_")} if final.get("step") == _step(ck) else {}
     columns = (
         f", passages `{cfg.data.passage_column}`, reviews `{cfg.data.review_column}`"
         if cfg.data.pipeline == "table"
@@ -85,8 +97,9 @@ def _card(run: Path, ck: Path, cfg, tower: str, mods: list) -> str:
         f"projection `{cfg.encoder.projection}`, max length {cfg.encoder.max_length}",
         f"- Training: {cfg.train.epochs} epoch(s) of batches of {cfg.train.batch_size}, lr {cfg.train.lr}, "
         f"seed {cfg.seed}",
-        f"- Validation at the end (in-batch): {json.dumps(final) if final else 'not recorded'}",
-        f"- BEIR-style IR on the validation pairs (`magicarp eval`): {json.dumps(ir) if ir else 'not evaluated'}",
+        f"- Validation at this step (in-batch): {json.dumps(final) if final else 'not recorded for this checkpoint'}",
+        f"- BEIR-style IR on the validation pairs (`magicarp eval`): "
+        f"{json.dumps(ir) if ir else 'not evaluated for this checkpoint'}",
     ]  # fmt: skip
     return "\n".join(lines) + "\n"
 
@@ -99,6 +112,9 @@ def export_sentence_transformers(
 ) -> list[Path]:
     "Write the run's tower(s) as sentence-transformers folders (`out`, or `out/passage` and `out/review`)."
     run, out = Path(run_dir), Path(out).expanduser().absolute()
+    inside = run.absolute()
+    if out == inside or out in inside.parents or inside in out.parents:
+        raise ValueError(f"out={out} overlaps the run folder {inside}: export into a folder of its own")
     ck, cfg = carp_checkpoint(run, checkpoint, verify=True)  # every file against its sha256, before any use
     model, tok, max_length = load_carp(ck)
     towers = {"shared": model.passage_encoder} if model.shared else {

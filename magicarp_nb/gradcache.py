@@ -214,7 +214,7 @@ def contrastive_step(
     one_pass: bool = False,  # one shared tower (`encode_p is encode_r`): every side's texts in one sorted pass
 ):
     """The loss of one contrastive batch, leaving `scale` × its full-batch gradient in `.grad`. Over ranks, each has
-    its shard and the loss is the global batch's: every rank's `.grad` summed over the ranks is the one-process
+    its shard and the loss is the global batch's: every rank's `.grad` averaged over the ranks is the one-process
     gradient, and the caller reduces it (the engine, once per optimiser step). Peak memory: one microbatch of
     activations + the global B×d embeddings (of every side) and their gradients + the loss' logits. A token budget
     packs as many length-sorted items into a microbatch as fit in `microbatch_tokens` (an item longer goes alone).
