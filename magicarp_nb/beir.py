@@ -317,7 +317,7 @@ def evaluate_embeddings(
     s, i = faiss_top_k(Q, D, k) if use_faiss else top_k(Q, D, k, block_size)
     run = run_from_top_k(list(beir.queries), list(beir.corpus), s, i)
     if ignore_identical_ids:
-        run = {q: dict(list((d, v) for d, v in docs.items() if d != q)[: max(ks)]) for q, docs in run.items()}
+        run = {q: dict([(d, v) for d, v in docs.items() if d != q][: max(ks)]) for q, docs in run.items()}
     return ir_metrics(run, beir.qrels, ks), run
 
 

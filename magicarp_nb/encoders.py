@@ -96,7 +96,7 @@ def backbone_config(
     return config
 
 # %% ../nbs/10_encoders.ipynb #c008
-_ST_DROPPED_OK = ("Transformer", "Pooling", "Normalize")  # what a CARP encoder reads, or sets itself
+_ST_READ = ("Transformer", "Pooling", "Normalize")  # what a CARP encoder reads, or sets itself
 
 
 def check_sentence_transformers_folder(path) -> None:
@@ -109,7 +109,7 @@ def check_sentence_transformers_folder(path) -> None:
         kinds = [(str(m["type"]).rsplit(".", 1)[-1], str(m.get("path", ""))) for m in entries]
     except (ValueError, KeyError, TypeError) as e:
         raise ValueError(f"{modules} is not a sentence-transformers module list ({e})") from None
-    dropped = [f"{k} ({p or 'the root'})" for k, p in kinds if k not in _ST_DROPPED_OK]
+    dropped = [f"{k} ({p or 'the root'})" for k, p in kinds if k not in _ST_READ]
     if dropped:
         raise ValueError(f"{path} is a sentence-transformers folder whose {', '.join(dropped)} a CARP encoder would "
                          "drop: it reads the transformer only (encoder.pooling, projection and normalize apply on "
