@@ -1,7 +1,8 @@
 """A CPU-sized Linguistic Collapse study: does validation loss fall with size, and do the collapse measures follow?
 
-    nice -n 10 env OMP_NUM_THREADS=1 .venv/bin/python benchmarks/scale_study.py --exclude 4x64 4x128 --parallel 7
-        # the run of nbs/study/scale: 7 models, 400 steps each, 40 minutes on 2 busy shared cores
+    nice -n 19 env OMP_NUM_THREADS=1 .venv/bin/python benchmarks/scale_study.py --depths 1 2 --widths 64 128 256 \
+        --steps 1200 --eval-every 100 --parallel 1 --experiment scale-study-long --out nbs/study/scale
+        # the run of nbs/study/scale: 6 models, 1,200 steps each, one job of one thread at a time
 
 A grid of GPT-Neo models (depths x widths, one seed) on a real text file (default: the 2 MiB TinyStories sample
 beside the project, `../shared/data/tinystories-sample/`) goes through the package's own grid
@@ -63,12 +64,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", default=str(ROOT.parent / "shared/data/tinystories-sample/tinystories_sample.txt"))
     ap.add_argument("--paper", default=str(ROOT.parent / "shared/data/paper-lc/lc-2024_10_24.csv"))
-    ap.add_argument("--depths", type=int, nargs="+", default=[1, 2, 4])
+    ap.add_argument("--depths", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--widths", type=int, nargs="+", default=[64, 128, 256])
     ap.add_argument("--exclude", nargs="*", default=[], help="architectures DxW of the product grid to leave out")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--steps", type=int, default=400, help="optimiser steps per run")
-    ap.add_argument("--eval-every", type=int, default=50)
+    ap.add_argument("--steps", type=int, default=1200, help="optimiser steps per run")
+    ap.add_argument("--eval-every", type=int, default=100)
     ap.add_argument("--batch-size", type=int, default=16)
     ap.add_argument("--block-size", type=int, default=128)
     ap.add_argument("--vocab-size", type=int, default=4096)
@@ -127,7 +128,9 @@ def main():
     save_figure(fig, out / "nc_vs_loss.png")
     plt.close(fig)
     plt.close(plot_loss_vs_params(table, out / "loss_vs_params.png"))
-    command = "nice -n 10 env OMP_NUM_THREADS=1 .venv/bin/python benchmarks/scale_study.py " + shlex.join(sys.argv[1:])
+    command = f"nice -n {os.nice(0)} env OMP_NUM_THREADS=1 .venv/bin/python benchmarks/scale_study.py " + shlex.join(
+        sys.argv[1:]
+    )
     meta = {
         "command": command.strip(),
         "overrides": overrides,

@@ -21,13 +21,13 @@ from .clm import load_clm
 from .collapse import AgreementStats, CollapseStats, StatsFileError, stats_info
 from .measures import MEASURES, NC_COLUMNS, MeasureSettings, measure_columns, nc_row
 from .runfiles import atomic_write, parse_run_name, parse_stats_name, run_lock
-from .checkpoints import CheckpointError, list_checkpoints, recorded_sha256, verify_checkpoint
+from .checkpoints import CheckpointError, list_checkpoints, read_json, recorded_sha256, verify_checkpoint
 from .runfiles import checkpoint_step, partial_path, stats_path, stats_shards
 from .runtime import resolve_device
 
 # %% auto #0
-__all__ = ['PAPER_COLUMNS', 'EXTRA_COLUMNS', 'INT_COLUMNS', 'HEAD_FILE', 'find_stats', 'StaleStatsError', 'check_weights',
-           'analysis_row', 'experiment_dirs', 'analyze', 'completeness', 'progress_table']
+__all__ = ['PAPER_COLUMNS', 'EXTRA_COLUMNS', 'INT_COLUMNS', 'HEAD_FILE', 'PROGRESS_COLUMNS', 'find_stats', 'StaleStatsError',
+           'check_weights', 'analysis_row', 'experiment_dirs', 'analyze', 'progress_table']
 
 # %% ../nbs/22_analyze.ipynb #c005
 PAPER_COLUMNS = ["model", "n_params", "val_acc", "val_loss", "perplex", *NC_COLUMNS]
@@ -42,8 +42,9 @@ EXTRA_COLUMNS = [
     "train_sequences",
     "val_sequences",
     "layer",
+    "experiment",
 ]
-"Columns of ours, after the paper's."
+"Columns of ours, after the paper's (`experiment`: the folder the run is in)."
 INT_COLUMNS = ("n_params", "n_classes", "depth", "width", "seed", "step", "train_sequences", "val_sequences", "layer",
                *(c for m in MEASURES.values() for c in m.whole))  # fmt: skip
 "Columns of whole numbers: written as such, never as `6.0` once a missing cell has made a column float."
@@ -169,6 +170,7 @@ def analysis_row(
         "step": entry["step"],
         "train_sequences": train.meta.get("sequences"),
         "val_sequences": val.meta.get("sequences") if val else None,
+        "experiment": Path(entry["experiment"]).resolve().name,
     }
     if n_params is not None:
         row["n_params"] = n_params
@@ -252,6 +254,8 @@ def analyze(
     settings = _settings(settings, min_per_class=min_per_class, max_per_class=max_per_class, kernels=kernels,
                          dist_exp=dist_exp, tile=tile, groups=groups, device=device)  # fmt: skip
     entries = [e for d in dirs for e in _found_stats(d)]
+    if len(dirs) > 1:  # several experiments in one CSV: each model is named within its experiment
+        entries = [{**e, "model": f"{Path(e['experiment']).resolve().name}/{e['model']}"} for e in entries]
     asked = settings.groups or MEASURES
     skip = {c for g, m in MEASURES.items() if g not in asked for c in m.filled()}
     if settings.device is not None:
@@ -288,6 +292,7 @@ def _fill(df, entries, out_csv, side, settings, done, skip, progress) -> pd.Data
     wanted = PAPER_COLUMNS + EXTRA_COLUMNS
     wanted += [c for c in measure_columns(settings) if c not in wanted]  # a measure of ours: after our columns
     df = df.reindex(columns=list(dict.fromkeys([*df.columns, *wanted]))).set_index("model", drop=False)
+    df["experiment"] = df["experiment"].astype(object)  # names, in a column that may start empty
     never = set(measure_columns()) - set(measure_columns(settings))  # what these kernels do not fill
     here, found = {e["experiment"] for e in entries}, {e["model"] for e in entries}
     gone = [m for m, r in done.items() if r.get("experiment") in here and m not in found]
@@ -320,37 +325,116 @@ def _fill(df, entries, out_csv, side, settings, done, skip, progress) -> pd.Data
     return df[wanted].reset_index(drop=True)
 
 # %% ../nbs/22_analyze.ipynb #c017
-def completeness(checkpoint) -> dict:
-    "The paper's three results a checkpoint has (`means`, `vars`: train pass; `decs`: validation pass); inner layers."
-    checkpoint = Path(checkpoint)
-    train, val = stats_path(checkpoint, "train").exists(), stats_path(checkpoint, "val").exists()
-    files = [parse_stats_name(p.name) for p in (checkpoint.parent / "stats").glob(f"*@{checkpoint.name}.layer*")]
-    layers = {i["layer"] for i in files if i and i["stage"] == "train" and not i["partial"]}
-    done = {i["layer"] for i in files if i and i["stage"] == "val" and not i["partial"]}
-    return {"means": train, "vars": train, "decs": val, "layers": len(layers), "layers_complete": layers <= done}
+PROGRESS_COLUMNS = ["model", "checkpoint", "state", "means", "vars", "decs", "train_blocks", "val_blocks", "unique",
+                    "shards", "layers"]  # fmt: skip
+"The columns of `progress_table`: upstream's `-prog` names (`means`, `vars`: train pass; `decs`: validation pass)."
 
 
-def progress_table(experiment_dir, min_per_class: int = 1) -> pd.DataFrame:
-    "What has been collected, per model and checkpoint: sequences seen per pass, partial files, shards, classes kept."
-    rows = []
-    for run in sorted(p for p in Path(experiment_dir).iterdir() if p.is_dir() and (p / "config.yaml").exists()):
-        for ck in list_checkpoints(run):
-            r = {"model": run.name, "checkpoint": ck.name}
-            for stage in ("train", "val"):
-                done = stats_path(ck, stage)
-                part = partial_path(done)
-                f = done if done.exists() else part if part.exists() else None
-                try:
-                    info = stats_info(f) if f else {"meta": {}}
-                    r[f"{stage}_state"] = "done" if f == done else "partial" if f else "-"
-                except StatsFileError:  # reported in the table; the other runs go on
-                    info, r[f"{stage}_state"] = {"meta": {}}, "corrupt"
-                r[f"{stage}_seqs"] = info["meta"].get("sequences", 0)
-                if stage == "train":
-                    r["classes_kept"] = (
-                        int((info["counts"] >= min_per_class).sum()) if "counts" in info and f == done else None
-                    )
-            r["train_shards"] = len(stats_shards(ck))
-            r.update(completeness(ck))
-            rows.append(r)
-    return pd.DataFrame(rows)
+def _seen(path: Path) -> tuple:
+    "`(sequences, state, stats_info)` of a pass's file, finished or resumable (done, partial, corrupt or missing)."
+    f = path if path.exists() else partial_path(path) if partial_path(path).exists() else None
+    if f is None:
+        return 0, "missing", None
+    try:
+        info = stats_info(f)
+    except StatsFileError:  # reported in the table; the other files go on
+        return 0, "corrupt", None
+    return int(info["meta"].get("sequences", 0)), "done" if f == path else "partial", info
+
+
+def _train_seen(ck: Path) -> tuple:
+    "`(sequences, state, infos, shards)` of a checkpoint's train pass: its full file, else the sum of its shards."
+    n, state, info = _seen(stats_path(ck, "train"))
+    if state != "missing":
+        return n, state, [info] if info else [], len(stats_shards(ck))
+    found = {}  # a shard's finished file or its resumable one, once each
+    for p in (ck.parent / "stats").glob(f"train@{ck.name}.blocks*"):
+        i = parse_stats_name(p.name)
+        if i and i["layer"] is None and i["block_range"]:
+            found[stats_path(ck, "train", i["block_range"])] = i
+    seen = [_seen(p) for p in sorted(found, key=lambda p: found[p]["block_range"])]
+    states = {s for _, s, _ in seen}
+    state = "corrupt" if "corrupt" in states else "partial" if seen else "missing"
+    return sum(k for k, _, _ in seen), state, [i for _, _, i in seen if i], len(seen)
+
+
+def _expected(ck: Path, infos: list, val_info) -> tuple:
+    "Blocks of a full train and validation pass: from `data.json` (the checkpoint's, else the folder's), else a file's."
+    for f in (ck / "data.json", ck.parent / "data.json"):
+        if not f.exists():
+            continue  # a deleted checkpoint: the statistics' own block ranges, when one file covers a whole pass
+        try:
+            rec = read_json(f)
+            return int(rec["train_blocks"]), int(rec["validation_blocks"])
+        except (CheckpointError, KeyError, TypeError, ValueError) as e:
+            warnings.warn(f"{f} is no token-stream record ({type(e).__name__}: {e}); full passes unknown", stacklevel=3)
+            return None, None
+    full = stats_path(ck, "train").exists()  # not a shard, whose ranges are only part of the pass
+    return _whole_pass(infos[0] if full and infos else None), _whole_pass(val_info)
+
+
+def _whole_pass(info) -> int | None:
+    "The blocks of a full pass from a finished pass's file: the end of its ranges when they run on from block 0."
+    ranges = [list(r) for r in (info["meta"].get("block_ranges") or [])] if info else []
+    if not ranges or ranges[0][0] != 0 or any(a[1] != b[0] for a, b in zip(ranges, ranges[1:])):
+        return None
+    return int(ranges[-1][1])
+
+# %% ../nbs/22_analyze.ipynb #c018
+def _run_folders(experiment_dir: Path) -> list[Path]:
+    "The run folders of an experiment (or the one run or `collect_model` folder it is): statistics or a config."
+    if (experiment_dir / "stats").is_dir() or (experiment_dir / "data.json").is_file():
+        return [experiment_dir]
+    marks = ("stats", "config.yaml", "data.json")
+    return sorted(p for p in experiment_dir.iterdir() if p.is_dir() and any((p / m).exists() for m in marks))
+
+
+def _checkpoint_names(run: Path, all_checkpoints: bool) -> list[str]:
+    "Checkpoints with statistics (even when deleted since), and a run's last (or every) one when it has none."
+    named = {i["checkpoint"] for p in (run / "stats").glob("*") if (i := parse_stats_name(p.name))}
+    if (run / "config.yaml").exists() and (all_checkpoints or not named):
+        cks = [ck.name for ck in list_checkpoints(run)]
+        named |= set(cks if all_checkpoints else cks[-1:])
+    return sorted(named, key=checkpoint_step) or ["none"]  # a run with neither: one row, nothing collected
+
+
+def _progress_row(run: Path, name: str, min_per_class: int) -> dict:
+    ck = run / name
+    means, train_state, infos, shards = _train_seen(ck)
+    decs, val_state, val_info = _seen(stats_path(ck, "val"))
+    counts = sum(i["counts"] for i in infos if "counts" in i) if infos else None
+    layers = {i["layer"]: i for p in (run / "stats").glob(f"*@{name}.layer*") if (i := parse_stats_name(p.name))}
+    states = {train_state, val_state}
+    state = next(s for s in ("corrupt", "partial", "missing", "done") if s in states)
+    state = "partial" if state == "missing" and states != {"missing"} else state
+    train_blocks, val_blocks = _expected(ck, infos, val_info)
+    return {"model": run.name, "checkpoint": name, "state": state, "means": means, "vars": means, "decs": decs,
+            "train_blocks": train_blocks, "val_blocks": val_blocks,
+            "unique": int((counts >= min_per_class).sum()) if counts is not None else None,
+            "shards": shards, "layers": len(layers)}  # fmt: skip
+
+
+def progress_table(
+    experiment_dir,  # runs/<experiment>, one run folder, or a `collect_model` folder
+    min_per_class: int = 1,  # `unique` counts the classes with at least this many train samples so far
+    totals: bool = True,  # end with a row of sums: the sequences seen and those of full passes
+    all_checkpoints: bool = False,  # every checkpoint of each run (default: those collected, else the run's last)
+) -> pd.DataFrame:
+    "What has been collected, from the statistics files: sequences per pass (`means`, `vars`, `decs`), state, classes."
+    experiment_dir = Path(experiment_dir)
+    if not experiment_dir.is_dir():
+        raise FileNotFoundError(f"no experiment folder {experiment_dir}")
+    runs = _run_folders(experiment_dir)
+    if not runs:
+        raise FileNotFoundError(f"no run folders under {experiment_dir} (no */stats/, */config.yaml or */data.json)")
+    rows = [_progress_row(r, n, min_per_class) for r in runs for n in _checkpoint_names(r, all_checkpoints)]
+    df = pd.DataFrame(rows, columns=PROGRESS_COLUMNS).astype({"train_blocks": "Int64", "val_blocks": "Int64",
+                                                               "unique": "Int64"})  # fmt: skip
+    if totals and len(df):
+        states = df["state"].value_counts()
+        df.loc[len(df)] = {"model": "total", "checkpoint": f"{len(df)} checkpoint{'s' * (len(df) != 1)}",
+                           "state": ", ".join(f"{n} {s}" for s, n in states.items()),
+                           **{c: df[c].sum() for c in ("means", "vars", "decs", "shards", "layers")},
+                           **{c: df[c].sum() if df[c].notna().all() else pd.NA for c in ("train_blocks", "val_blocks")},
+                           "unique": pd.NA}  # fmt: skip
+    return df

@@ -25,7 +25,7 @@ from .distributed import barrier, launch_local, process_group, rank_of
 from .runfiles import stats_path
 from .gradcache import check_distributed
 from .launch import check_config, default_run_dir, grid, grid_specs, grid_summary, job_result
-from .launch import checkpoints_arg, resolve_run_name, run_notebook, submit_grid, train
+from .launch import checkpoints_arg, failed_jobs, resolve_run_name, run_notebook, submit_grid, train
 from .settings import ConfigTypeError, add_arguments, call_with, changed_options, cli_words
 from .settings import comma_list, executor_params, extra_arg, key_value_arg
 from .settings import cutoffs_arg, layers_arg, positions_arg, positive_float, positive_int, shard_arg, whole
@@ -98,6 +98,8 @@ def _parser() -> argparse.ArgumentParser:
     _analyze_arguments(sub.add_parser("analyze", help="fill <experiment>/analysis.csv from the collected statistics"))
     f = sub.add_parser("figures", help="draw an experiment's figures (executes the run_figures notebook)")
     f.add_argument("experiment_dir")
+    f.add_argument("--reference", help="a published table's CSV (Linguistic Collapse's), drawn under the runs")
+    f.add_argument("--arch", default="", help="DxW whose seeds are compared (default: the one with most seeds)")
     _carp_eval_parsers(sub)
     _mine_arguments(sub.add_parser("mine", help="hard negatives of a CARP run's train pairs, into a table to train on"))
     _grid_arguments(sub.add_parser("grid", help="train → collect → analyze a grid of runs, on Slurm or locally"))
@@ -241,15 +243,18 @@ def grid_cli(argv=None) -> int:
     for stage, js in jobs.items():
         print(f"{stage}: {len(js)} job(s) {[j.job_id for j in js][:6]}")
     last = jobs[list(jobs)[-1]]  # analyze (a causal LM's grid) or eval (CARP's: one job per run)
-    if last and not isinstance(last[0], submitit.SlurmJob):  # local runs: wait for the end, say where it is
-        done = [Path(job_result(j)) for j in last]
+    if last and not isinstance(last[0], submitit.SlurmJob):  # local runs: wait for the end, say what failed
+        failed = failed_jobs(jobs)
         specs = grid_specs(runs, a.preset, a.overrides, Path(a.runs_root) / (a.experiment or base.experiment))
         print(grid_summary(specs).to_string(index=False))
-        print(
-            f"analysis: {done[0] / 'analysis.csv'}"
-            if "analyze" in jobs
-            else f"evaluations: {[str(p / 'eval') for p in done]}"
-        )
+        for line in failed:
+            print(f"failed: {line}", file=sys.stderr)
+        if "analyze" in jobs:  # the analysis of what was collected: its own failure is the command's error
+            print(f"analysis: {Path(job_result(last[0])) / 'analysis.csv'}")
+        else:
+            done = [str(Path(s["run_dir"]) / "eval") for s in specs if (Path(s["run_dir"]) / "eval").is_dir()]
+            print(f"evaluations: {done}")
+        return 1 if failed else 0
     return 0
 
 # %% ../nbs/32_cli.ipynb #c010
@@ -266,7 +271,7 @@ def analyze_command(ap: argparse.ArgumentParser, a) -> int:
     settings = call_with(MeasureSettings, a, a.measures)
     if a.report or a.report_only:
         for d in dirs:
-            print(f"# {d}\n{progress_table(d, settings.min_per_class).to_string()}")
+            print(f"# {d}\n{progress_table(d, settings.min_per_class).to_string(index=False)}")
     if a.report_only:
         return 0
     print(call_with(analyze, a, a.options, dirs, settings=settings).to_string())
@@ -409,7 +414,10 @@ def _figures_command(a: argparse.Namespace) -> None:
     "`magicarp figures`: the run_figures notebook executed into the experiment folder."
     if not Path(a.experiment_dir).is_dir():
         raise FileNotFoundError(f"experiment folder {a.experiment_dir} does not exist")
-    run_notebook("figures", a.experiment_dir, experiment_dir=Path(a.experiment_dir))
+    if a.reference and not Path(a.reference).is_file():
+        raise FileNotFoundError(f"reference table {a.reference} does not exist")
+    run_notebook("figures", a.experiment_dir, experiment_dir=Path(a.experiment_dir), reference=a.reference or "",
+                 arch=a.arch)  # fmt: skip
 
 
 def run_command(argv: list) -> int:

@@ -6,7 +6,9 @@
 from __future__ import annotations
 
 import io
+import json
 import math
+import warnings
 from pathlib import Path
 
 import matplotlib
@@ -16,12 +18,13 @@ import seaborn as sns
 import yaml
 
 from .analyze import EXTRA_COLUMNS, PAPER_COLUMNS
+from .measures import MeasureSettings, measure_unit
 from .runfiles import atomic_write, parse_run_name
 
 # %% auto #0
-__all__ = ['LOSS_UNITS', 'MEASURES', 'UNITS', 'figure_alt', 'save_figure', 'plot_training_log', 'axis_label', 'final_rows',
-           'plot_nc_vs_loss', 'load_reference', 'plot_seeds', 'correlations', 'plot_correlations', 'plot_layers',
-           'experiment_figures']
+__all__ = ['LOSS_UNITS', 'MEASURES', 'UNITS', 'PAPER', 'TOKENIZER_NOTE', 'figure_alt', 'save_figure', 'plot_training_log',
+           'axis_label', 'checkpoint_rows', 'final_rows', 'analysis_settings', 'plot_nc_vs_loss', 'load_reference',
+           'plot_seeds', 'correlations', 'plot_correlations', 'plot_layers', 'experiment_figures']
 
 # %% ../nbs/30_figures.ipynb #c005
 LOSS_UNITS = {"clm": "nats per token", "carp": "nats per pair"}
@@ -90,36 +93,43 @@ MEASURES = [
 ]
 "The measures plotted by default (the CSV has more)."
 
-UNITS = {
-    "val_loss": "nats per token",
-    "cdnv": "ratio",
-    "norms_var": "hidden units²",
-    "norms_log_var": "unitless",
-    "etf_error": "unitless",
-    "interfere_var": "unitless",
-    "log_kern_mean": "unitless",
-    "log_kern_var": "unitless",
-    "dual_error": "unitless",
-    "simcos_mean": "cosine",
-    "dists_mean": "hidden units",
-    "agreement": "fraction of tokens",
-}
-"The unit of each plotted column (09b_measures defines the measures)."
+UNITS = {"val_loss": "nats per token", "agreement": "fraction of tokens", "n_params": "parameters"}
+"Units of the plotted columns that are not measures; a measure's is the registry's (`measures.measure_unit`)."
 
 
-def axis_label(col: str) -> str:
-    "`col` with its unit, e.g. 'val_loss (nats per token)'."
-    return f"{col} ({UNITS[col]})" if col in UNITS else col
+def axis_label(col: str, settings: MeasureSettings | None = None) -> str:
+    "`col` with its unit under the analysis' `settings`, e.g. 'val_loss (nats per token)', 'cdnv (hidden units⁻²)'."
+    unit = UNITS.get(col) or measure_unit(col, settings)
+    return f"{col} ({unit})" if unit else col
+
+
+def checkpoint_rows(df: pd.DataFrame) -> pd.DataFrame:
+    "Every checkpoint's row at the LM head's input, with `run` (the model without `@step`) and `agreement` added."
+    df = df[df["model"].str.count("@") < 2].copy()  # inner layers (`@L<k>`) have their own figure
+    df["run"] = df["model"].str.split("@").str[0]
+    if {"hits", "misses"} <= set(df):
+        df["agreement"] = df["hits"] / (df["hits"] + df["misses"])
+    return df.sort_values(["run", "step"]).reset_index(drop=True)
 
 
 def final_rows(df: pd.DataFrame) -> pd.DataFrame:
-    "Each model's last checkpoint, with `run` (the model without `@step`) and the `agreement` rate added."
-    df = df[df["model"].str.count("@") < 2].copy()  # inner layers (`@L<k>`) have their own figure
-    df["run"] = df["model"].str.split("@").str[0]
-    df = df.sort_values("step").groupby("run", as_index=False).tail(1)
-    if {"hits", "misses"} <= set(df):
-        df["agreement"] = df["hits"] / (df["hits"] + df["misses"])
+    "Each model's last checkpoint (`checkpoint_rows`' last per run), ordered by depth, width and seed."
+    df = checkpoint_rows(df).groupby("run", as_index=False).tail(1)
     return df.sort_values(["depth", "width", "seed"]).reset_index(drop=True)
+
+
+def analysis_settings(experiment_dir) -> MeasureSettings:
+    "The measure settings an experiment's `analysis.csv` was computed with (its sidecar), for the figures' units."
+    side = Path(experiment_dir) / "analysis.json"
+    try:
+        record = json.loads(side.read_text()) if side.exists() else {}
+        record = record.get("settings", record)  # an older sidecar holds the settings alone
+        known = {k: v for k, v in record.items() if k in ("min_per_class", "max_per_class", "kernels", "dist_exp")}
+        return MeasureSettings(**known)
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError) as e:
+        raise ValueError(
+            f"{side} is not an analysis sidecar ({type(e).__name__}: {e}); run the analysis again"
+        ) from None
 
 
 def _log_scale(v: pd.Series) -> bool:
@@ -137,6 +147,22 @@ def _finish_panels(fig, axes, used: int) -> None:
         fig.legend(handles, labels, loc="center right", fontsize=8, frameon=False)
 
 # %% ../nbs/30_figures.ipynb #c012
+PAPER = "Wu & Papyan 2024"
+"How a cloud of the published table (`load_reference`) is labelled: Linguistic Collapse, arXiv 2405.17767."
+TOKENIZER_NOTE = (
+    "x: nats per token of each model's own tokenizer; the published models use GPT-Neo's (50,257 tokens), "
+    "so losses compare across the two only roughly"
+)
+
+
+def _trajectories(ax, history: pd.DataFrame, target: str, col: str, palette: dict) -> None:
+    "Each run's checkpoints, first to last, as a thin line in its width's colour."
+    for _, run in history.dropna(subset=[target, col]).groupby("run"):
+        if len(run) > 1:
+            ax.plot(run[target], run[col], color=palette.get(run["width"].iloc[0], "0.4"), lw=0.8, alpha=0.7,
+                    marker=".", ms=3, zorder=1)  # fmt: skip
+
+
 def plot_nc_vs_loss(
     df: pd.DataFrame,  # `final_rows` of the analysis CSV
     columns=None,  # measures to plot (default `MEASURES` present in df)
@@ -144,38 +170,44 @@ def plot_nc_vs_loss(
     save=None,  # PNG path
     ncols: int = 4,
     title: str | None = None,  # the figure's title, e.g. the experiment's name
-    reference: pd.DataFrame | None = None,  # a table to draw as a grey cloud underneath (`load_reference`)
+    reference: pd.DataFrame | None = None,  # the published table, drawn as a grey cloud underneath (`load_reference`)
+    history: pd.DataFrame | None = None,  # `checkpoint_rows`: each run's checkpoints drawn as a line to its last
+    settings: MeasureSettings | None = None,  # the analysis' measure settings (units; `analysis_settings`)
+    reference_label: str = PAPER,
 ):
     "One panel per measure against validation loss, coloured by width and marked by depth."
     columns = [c for c in (columns or MEASURES) if c in df and df[c].notna().any()]
+    if reference is not None and settings is not None and settings.dist_exp != 2 and "cdnv" in columns:
+        warnings.warn(f"the published cdnv uses dist_exp=2, these runs' dist_exp={settings.dist_exp:g}: the cdnv "
+                      "panel mixes two definitions", stacklevel=2)  # fmt: skip
     nrows = math.ceil(len(columns) / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(3.2 * ncols, 2.8 * nrows), squeeze=False)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.2 * ncols, 2.8 * nrows + 0.3 * (reference is not None)),
+                             squeeze=False)  # fmt: skip
     widths = sorted(df["width"].dropna().unique())
     palette = dict(zip(widths, sns.color_palette("viridis", len(widths))))
     for ax, col in zip(axes.flat, columns):
         if reference is not None and col in reference:
-            ax.scatter(reference[target], reference[col], s=10, color="0.8", zorder=0, label="reference")
-        sns.scatterplot(
-            data=df,
-            x=target,
-            y=col,
-            hue="width",
-            style="depth",
-            palette=palette,
-            s=55,
-            ax=ax,
-            legend=ax is axes.flat[0],
-        )
+            ax.scatter(reference[target], reference[col], s=10, color="0.8", zorder=0,
+                       label=f"{reference_label} ({len(reference)} models)")  # fmt: skip
+        if history is not None:
+            _trajectories(ax, history, target, col, palette)
+        sns.scatterplot(data=df, x=target, y=col, hue="width", style="depth", palette=palette, s=55, ax=ax,
+                        legend=ax is axes.flat[0], zorder=2)  # fmt: skip
         both = df[col] if reference is None or col not in reference else pd.concat([df[col], reference[col]])
         if _log_scale(both):
             ax.set_yscale("log")
         ax.set_title(col, fontsize=10)
-        ax.set_xlabel(axis_label(target), fontsize=8)
-        ax.set_ylabel(axis_label(col), fontsize=8)
+        ax.set_xlabel(axis_label(target, settings), fontsize=8)
+        ax.set_ylabel(axis_label(col, settings), fontsize=8)
     _finish_panels(fig, axes, len(columns))
+    lines = "; lines: each run's checkpoints, first to last" if history is not None else ""
     if title:
-        fig.suptitle(f"{title}: collapse measures against {target}", fontsize=11)
-    fig.tight_layout(rect=(0, 0, 0.93, 1))
+        fig.suptitle(f"{title}: collapse measures against {target}{lines}", fontsize=11)
+    if reference is not None:
+        fig.text(0.01, 0.005, f"grey: {reference_label}, the published table. {TOKENIZER_NOTE}.", fontsize=7)
+    fig.canvas.draw()  # the legend's width, to leave it room on the right
+    right = 1 - fig.legends[0].get_window_extent().width / fig.bbox.width - 0.01 if fig.legends else 0.93
+    fig.tight_layout(rect=(0, 0.03 if reference is not None else 0, right, 1))
     if save:
         save_figure(fig, save)
     return fig
@@ -194,7 +226,7 @@ def load_reference(
     ref["agreement"] = ref["hits"] / (ref["hits"] + ref["misses"])
     return ref
 
-# %% ../nbs/30_figures.ipynb #c018
+# %% ../nbs/30_figures.ipynb #c020
 def plot_seeds(
     df: pd.DataFrame,  # `final_rows` of the analysis CSV
     depth: int,
@@ -204,6 +236,7 @@ def plot_seeds(
     target: str = "val_loss",
     ncols: int = 6,
     title: str | None = None,  # prefix of the figure's title, e.g. the experiment's name
+    settings: MeasureSettings | None = None,  # the analysis' measure settings (units)
 ):
     "The seeds of one architecture side by side: one bar per seed and measure (and validation loss)."
     sub = df[(df["depth"] == depth) & (df["width"] == width)].sort_values("seed")
@@ -219,7 +252,7 @@ def plot_seeds(
         ax.set_xticks(range(len(sub)), [f"s{int(s)}" for s in sub["seed"]], fontsize=7)
         ax.set_title(col, fontsize=9)
         ax.set_xlabel("seed", fontsize=7)
-        ax.set_ylabel(axis_label(col), fontsize=7)
+        ax.set_ylabel(axis_label(col, settings), fontsize=7)
         ax.tick_params(axis="y", labelsize=7)
         lo, hi = sub[col].min(), sub[col].max()
         if lo * hi > 0 and max(abs(lo), abs(hi)) / min(abs(lo), abs(hi)) < 3:  # small spreads would vanish from 0
@@ -231,7 +264,7 @@ def plot_seeds(
         save_figure(fig, save)
     return fig
 
-# %% ../nbs/30_figures.ipynb #c021
+# %% ../nbs/30_figures.ipynb #c023
 def correlations(df: pd.DataFrame, target: str = "val_loss", columns=None) -> pd.DataFrame:
     "Pearson and Spearman correlation of each measure with `target`, over the rows of df (measures with ≥ 3 values)."
     columns = [c for c in (columns or MEASURES) if c in df and df[[c, target]].dropna().shape[0] > 2]
@@ -248,24 +281,30 @@ def correlations(df: pd.DataFrame, target: str = "val_loss", columns=None) -> pd
 
 
 def plot_correlations(corr: pd.DataFrame, save=None, title: str = "correlation with validation loss"):
-    "Bars of the Pearson and Spearman correlations."
+    "Bars of the Pearson and Spearman correlations, with the number of models n (per bar where it differs)."
     fig, ax = plt.subplots(figsize=(6, 0.32 * len(corr) + 1))
-    corr[["pearson", "spearman"]].iloc[::-1].plot.barh(ax=ax, width=0.8)
+    shown = corr.iloc[::-1]
+    ns = shown["n"].astype(int) if "n" in shown else None
+    one_n = ns is not None and ns.nunique() == 1
+    labels = shown.index if ns is None or one_n else [f"{m} (n = {k})" for m, k in zip(shown.index, ns)]
+    shown[["pearson", "spearman"]].set_axis(labels).plot.barh(ax=ax, width=0.8)
     ax.axvline(0, color="k", lw=0.8)
     ax.set_xlim(-1, 1)
     ax.set(xlabel="correlation coefficient (unitless, −1 to 1)", ylabel="measure")
-    ax.set_title(title, fontsize=10)
+    ax.set_title(f"{title} (n = {ns.iloc[0]} models)" if one_n else title, fontsize=10)
     fig.tight_layout()
     if save:
         save_figure(fig, save)
     return fig
 
-# %% ../nbs/30_figures.ipynb #c035
+# %% ../nbs/30_figures.ipynb #c034
 def plot_layers(
     df: pd.DataFrame,  # the analysis CSV with a `layer` column
     columns=None,  # measures to plot (default `MEASURES` present in df)
     save=None,  # PNG path
     ncols: int = 4,
+    title: str | None = None,  # the figure's title, e.g. the experiment's name
+    settings: MeasureSettings | None = None,  # the analysis' measure settings (units)
 ):
     "One panel per measure against the layer (0: embeddings; the last: the LM head's input), a line per model."
     df = df.dropna(subset=["layer"]).copy()
@@ -283,35 +322,44 @@ def plot_layers(
         )
         if _log_scale(df[col]):
             ax.set_yscale("log")
+        for last in sorted(df.groupby("run")["layer"].max().unique()):  # each model's last: its LM head's input
+            ax.axvline(last, color="0.5", ls=":", lw=1, zorder=0)
         ax.set_title(col, fontsize=10)
-        ax.set_ylabel("")
+        ax.set_xlabel("layer (0: embeddings)", fontsize=8)
+        ax.set_ylabel(axis_label(col, settings), fontsize=8)
     _finish_panels(fig, axes, len(columns))
+    fig.suptitle(f"{title + ': ' if title else ''}measures through depth (dotted: the last layer, after the final "
+                 "norm, the LM head's input)", fontsize=10)  # fmt: skip
     fig.tight_layout(rect=(0, 0, 0.88, 1))
     if save:
         save_figure(fig, save)
     return fig
 
-# %% ../nbs/30_figures.ipynb #c024
+# %% ../nbs/30_figures.ipynb #c037
 def experiment_figures(
     experiment_dir,  # runs/<experiment>, with analysis.csv
     arch: str = "",  # 'DxW' of the seeds figure (default: the architecture with most seeds)
+    reference=None,  # the published table's CSV (e.g. Linguistic Collapse's), drawn as a cloud under the runs
 ) -> list[Path]:
     "Measures against validation loss, seeds of one architecture, correlations (and through depth), into `figures/`."
     exp = Path(experiment_dir)
     table = pd.read_csv(exp / "analysis.csv")
-    df, out = final_rows(table), exp / "figures"
-    plt.close(plot_nc_vs_loss(df, save=out / "nc_vs_loss.png"))
+    df, out, name, settings = final_rows(table), exp / "figures", exp.name, analysis_settings(exp)
+    ref = load_reference(reference) if reference else None
+    history = checkpoint_rows(table)
+    history = history if history.groupby("run").size().max() > 1 else None  # one checkpoint per run: no lines
     written = [out / "nc_vs_loss.png"]
+    plt.close(plot_nc_vs_loss(df, save=written[0], title=name, reference=ref, history=history, settings=settings))
     depth, width = (int(x) for x in arch.split("x")) if arch else df.groupby(["depth", "width"]).size().idxmax()
     if ((df["depth"] == depth) & (df["width"] == width)).sum() > 1:
         written.append(out / f"seeds_{int(depth):02d}x{int(width):04d}.png")
-        plt.close(plot_seeds(df, int(depth), int(width), save=written[-1]))
+        plt.close(plot_seeds(df, int(depth), int(width), save=written[-1], title=name, settings=settings))
     corr = correlations(df)
     atomic_write(out / "correlations.csv", corr.to_csv())
     if len(corr):
         written.append(out / "correlations.png")
-        plt.close(plot_correlations(corr, save=written[-1]))
+        plt.close(plot_correlations(corr, save=written[-1], title=f"{name}: correlation with validation loss"))
     if "layer" in table and table["layer"].nunique() > 1:  # collected with layers: the figure through depth
         written.append(out / "layers.png")
-        plt.close(plot_layers(table, save=written[-1]))
+        plt.close(plot_layers(table, save=written[-1], title=name, settings=settings))
     return written

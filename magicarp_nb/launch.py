@@ -11,6 +11,7 @@ import importlib.resources
 import json
 import os
 import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -30,14 +31,15 @@ from .figures import experiment_figures
 from .measures import GROUPS
 from .settings import apply_overrides
 from .runtime import parse_device, resolve_device
-from .runfiles import atomic_write
+from .runfiles import atomic_write, parse_stats_name
 from .checkpoints import checkpoint_spec, select_checkpoints
 from .trainer import TrainResult
 
 # %% auto #0
-__all__ = ['TASKS', 'Task', 'run_name', 'default_run_dir', 'resolve_run_name', 'check_config', 'train', 'runner_path',
-           'run_notebook', 'grid', 'train_stage', 'collect_stage', 'analyze_stage', 'eval_stage', 'job_result',
-           'grid_specs', 'submit_grid', 'grid_summary', 'checkpoints_arg']
+__all__ = ['TASKS', 'STAGE_PARAMS', 'Task', 'run_name', 'default_run_dir', 'resolve_run_name', 'check_config', 'train',
+           'runner_path', 'run_notebook', 'grid', 'train_stage', 'collect_stage', 'collected', 'analyze_stage',
+           'eval_stage', 'job_result', 'failed_jobs', 'grid_specs', 'stage_parameters', 'submit_grid', 'grid_summary',
+           'checkpoints_arg']
 
 # %% ../nbs/31_launch.ipynb #c006
 @dataclass(frozen=True)
@@ -177,19 +179,29 @@ def collect_stage(spec: dict) -> str:
     return spec["run_dir"]
 
 
+def collected(run_dir) -> bool:
+    "Whether a run has a finished train pass the analysis reads (shards not merged yet do not count)."
+    infos = [parse_stats_name(p.name) for p in Path(run_dir).glob("stats/train@*.safetensors")]
+    return any(i and not i["block_range"] and not i["partial"] for i in infos)
+
+
 def analyze_stage(spec: dict) -> str:
-    "Job: analyse an experiment folder and draw its figures."
+    "Job: analyse what an experiment has collected and draw its figures, naming the runs of the grid that have not."
+    exp, runs = spec["experiment_dir"], spec.get("runs") or []
+    missing = [Path(r).name for r in runs if not collected(r)]
+    if missing:  # their training or collection failed: the others are analysed all the same
+        warnings.warn(f"{len(missing)} of the {len(runs)} runs have no statistics (their training or collection "
+                      f"failed; their logs are in {exp}/submitit): {', '.join(missing)}", stacklevel=2)  # fmt: skip
     if spec["records"]:
         groups, device = ",".join(spec.get("groups") or ()), spec.get("device") or ""
-        exp = spec["experiment_dir"]
         run_notebook("analyze", exp, experiment_dir=exp, groups=groups, device=device)
-        run_notebook("figures", spec["experiment_dir"], experiment_dir=spec["experiment_dir"])
+        run_notebook("figures", exp, experiment_dir=exp, reference=spec.get("reference") or "")
     else:
-        analyze(spec["experiment_dir"], progress=False, groups=spec.get("groups"), device=spec.get("device"))
-        experiment_figures(spec["experiment_dir"])
-    return spec["experiment_dir"]
+        analyze(exp, progress=False, groups=spec.get("groups"), device=spec.get("device"))
+        experiment_figures(exp, reference=spec.get("reference"))
+    return exp
 
-
+# %% ../nbs/31_launch.ipynb #c022
 def eval_stage(spec: dict) -> str:
     "Job: evaluate one CARP run into `<run>/eval/` (retrieval, probe, projections, collapse)."
     _limit_threads(spec)
@@ -206,29 +218,51 @@ def _limit_threads(spec: dict) -> None:
         os.environ["OMP_NUM_THREADS"] = str(spec["threads"])
         torch.set_num_threads(spec["threads"])
 
-# %% ../nbs/31_launch.ipynb #c023
-def _submit(executor, fn, specs: list, after: list, parallel: int | None = None) -> list:
-    "Submit `fn` over `specs` as a job array after the jobs `after` succeed, at most `parallel` at a time."
+# %% ../nbs/31_launch.ipynb #c024
+def _submit(executor, fn, specs: list, after: list | None = None, parallel: int | None = None, kind: str = "afterok",
+            names: list | None = None) -> list:  # fmt: skip
+    "Submit `fn` over `specs`, spec i after the jobs `after[i]`: its own run's (`afterok`), or all (`afterany`)."
     if not specs:
         return []
+    after = after or [[] for _ in specs]
     if executor.cluster == "slurm":
-        if after:
-            ids = ":".join(j.job_id for j in after)
-            executor.update_parameters(slurm_additional_parameters={"dependency": f"afterok:{ids}"})
-        if parallel:
-            executor.update_parameters(slurm_array_parallelism=parallel)
-        return executor.map_array(fn, specs)
-    for job in after:
-        job_result(job)  # local and debug executors know no dependencies: wait here instead
+        return _submit_slurm(executor, fn, specs, after, parallel, kind, names or [None] * len(specs))
     if executor.cluster == "debug":  # submitit's in-process executor opens pdb on a failure: report it instead
         fn = functools.partial(_reported, fn)
-    jobs, step = [], parallel or len(specs)
-    for i in range(0, len(specs), step):  # the local executor starts a whole array at once: submit in waves
-        wave = executor.map_array(fn, specs[i : i + step])
-        jobs += wave
-        if i + step < len(specs):
+    jobs, ready = [None] * len(specs), []
+    for i, deps in enumerate(after):  # local and debug executors know no dependencies: wait here instead
+        failed = [j for j in deps if not _succeeded(j)]
+        if failed and kind == "afterok":  # the first failure down the chain is named
+            first = failed[0]
+            jobs[i] = (
+                first
+                if isinstance(first, _NotRun)
+                else _NotRun(f"not run: job {first.job_id}, which it depends on, failed")
+            )
+        else:
+            ready.append(i)
+    step = parallel or len(ready) or 1
+    for k in range(0, len(ready), step):  # the local executor starts a whole array at once: submit in waves
+        wave = executor.map_array(fn, [specs[i] for i in ready[k : k + step]])
+        for i, job in zip(ready[k : k + step], wave):
+            jobs[i] = job
+        if k + step < len(ready):
             for job in wave:
-                job_result(job)
+                _succeeded(job)
+    return jobs
+
+
+def _submit_slurm(executor, fn, specs: list, after: list, parallel, kind: str, names: list) -> list:
+    "One array when nothing is waited for; else one job per spec, depending on its own jobs by id."
+    if not any(after):
+        executor.update_parameters(**({"slurm_array_parallelism": parallel} if parallel else {}))
+        return executor.map_array(fn, specs)
+    jobs = []
+    for spec, deps, name in zip(specs, after, names):
+        extra = {**getattr(executor, "slurm_extra", {}), "kill_on_invalid_dep": "yes"}
+        extra["dependency"] = f"{kind}:" + ":".join(j.job_id for j in deps)
+        executor.update_parameters(slurm_additional_parameters=extra, **({"name": name} if name else {}))
+        jobs.append(executor.submit(fn, spec))  # a failed dependency cancels the job (which counts as ended)
     return jobs
 
 
@@ -237,15 +271,25 @@ class _Failure:
     message: str  # the failed job's error, as one line
 
 
+@dataclass(frozen=True)
+class _NotRun:
+    "A local job never started because a job it depends on failed: `job_result` reports why."
+
+    reason: str
+    job_id: str = "not run"
+
+
 def _reported(fn, spec):
     try:
         return fn(spec)
     except Exception as e:
         return _Failure(f"{type(e).__name__}: {e}")
 
-
+# %% ../nbs/31_launch.ipynb #c025
 def job_result(job):
     "What a submitit job returned; a failed job is one error naming its last line and its log, not its traceback."
+    if isinstance(job, _NotRun):
+        raise RuntimeError(job.reason)
     try:
         out = job.result()
     except submitit.core.utils.FailedJobError as e:
@@ -257,7 +301,30 @@ def job_result(job):
         raise RuntimeError(f"job {job.job_id} failed: {out.message}")
     return out
 
-# %% ../nbs/31_launch.ipynb #c024
+
+def _succeeded(job) -> bool:
+    "Wait for a local job; whether it succeeded."
+    try:
+        job_result(job)
+        return True
+    except RuntimeError:
+        return False
+
+
+def failed_jobs(jobs: dict) -> list[str]:
+    "The failures among finished local jobs (stage: error), waiting for each; Slurm's jobs are left to Slurm."
+    out = []
+    for stage, js in jobs.items():
+        for job in js:
+            if isinstance(job, submitit.SlurmJob):
+                continue
+            try:
+                job_result(job)
+            except RuntimeError as e:
+                out.append(f"{stage}: {e}")
+    return out
+
+# %% ../nbs/31_launch.ipynb #c026
 def grid_specs(
     runs,  # (depth, width, seed) triples
     preset: str,  # base preset of every run
@@ -273,13 +340,16 @@ def grid_specs(
     specs, carp = [], base.task == "carp"
     if carp and lr_width:
         raise ValueError("lr_width scales the learning rate by model width, which a CARP run does not have")
-    for depth, width, seed in runs:
+    for depth, width, seed in dict.fromkeys(tuple(r) for r in runs):  # a triple given twice is one run
         arch = "" if carp else f" model.n_layer={depth} model.width={width}"  # a CARP run has no depth/width
         arch += f" train.lr={base.train.lr * lr_width / width:.6g}" if lr_width else ""
         ov = f"{overrides}{arch} experiment={exp.name}".strip()
         cfg = resolve_run_name(apply_overrides(load_config(preset, ov), {"seed": seed}))
         if any(s["run_dir"] == str((exp / cfg.run_name).absolute()) for s in specs):
-            continue
+            if carp:
+                continue  # a CARP run is named by its seed: the grid's depths and widths do not make other runs
+            raise ValueError(f"two runs of the grid go to one folder {exp / cfg.run_name} (its overrides set "
+                             "run_name?): give each run its own name, or leave run_name unset")  # fmt: skip
         specs.append(
             {
                 "preset": preset,
@@ -293,7 +363,46 @@ def grid_specs(
         )
     return specs
 
-# %% ../nbs/31_launch.ipynb #c025
+# %% ../nbs/31_launch.ipynb #c027
+STAGE_PARAMS = {
+    "train": {"timeout_min": 240},
+    "collect_shards": {"timeout_min": 240},
+    "collect": {"timeout_min": 240},
+    "analyze": {"timeout_min": 60},
+    "eval": {"timeout_min": 120},
+}
+"Each stage's default executor parameters; `submit_grid`'s parameters (all stages) and `STAGE.key` (one) replace them."
+
+
+def stage_parameters(executor_params: dict) -> dict:
+    "`{stage: parameters}`: the defaults, then those for all stages (`gpus_per_node`), then one stage's (`collect.…`)."
+    common, own = {}, {}
+    for k, v in executor_params.items():
+        stage, dot, key = k.partition(".")
+        if dot and stage not in STAGE_PARAMS:
+            raise ValueError(f"--param {k}: no stage named {stage!r}; the stages are {', '.join(STAGE_PARAMS)}")
+        (own.setdefault(stage, {}) if dot else common)[key if dot else k] = v
+    return {s: {**d, **common, **own.get(s, {})} for s, d in STAGE_PARAMS.items()}
+
+
+def _executors(folder, cluster, params: dict, name: str) -> dict:
+    "One executor per stage, named `<experiment>-<stage>`, with that stage's parameters (checked by submitit)."
+    out = {}
+    for stage, p in params.items():
+        executor = submitit.AutoExecutor(folder=str(folder), cluster=cluster)
+        extra = p.get("slurm_additional_parameters") or {}
+        if not isinstance(extra, dict):
+            raise ValueError(f"slurm_additional_parameters must be a dict ({{'constraint': 'a100'}}), not {extra!r}; "
+                             "from the command line, give each Slurm option as its own --param key=value")  # fmt: skip
+        try:
+            executor.update_parameters(**{"name": f"{name}-{stage}", **p})
+        except (NameError, AssertionError, TypeError, ValueError) as e:  # submitit's own checks, in its own words
+            raise ValueError(f"the executor refuses the {stage} parameters {p} (--param): {e}") from None
+        executor.slurm_extra = dict(extra)  # kept beside each job's dependency
+        out[stage] = executor
+    return out
+
+# %% ../nbs/31_launch.ipynb #c028
 def submit_grid(
     runs,  # (depth, width, seed) triples, e.g. grid((1, 2), (64, 128, 256), (0,))
     preset: str = "clm-tiny",  # base preset of every run
@@ -304,15 +413,18 @@ def submit_grid(
     collect_shards: int = 1,  # array tasks per run for the train pass of the collection
     checkpoints: str = "last",  # which checkpoints to collect: 'last', 'all' or '193,386'
     records: bool = True,  # execute the runner notebooks (records) or call functions directly
-    parallel: int | None = None,  # jobs of one stage running at once (on Slurm: the array parallelism)
+    parallel: int | None = None,  # jobs of one stage running at once (on Slurm: the train array's parallelism)
     threads: int | None = None,  # CPU threads per job (None: torch's default)
     lr_width: int | None = None,  # scale train.lr as 1/width: it is the rate at this width (None: one rate)
     analyze_groups=None,  # measure groups of the analysis (`measures.GROUPS`; None: all)
     analyze_device: str | None = None,  # where the analysis computes ('cpu', 'cuda', 'auto'; None: the CPU)
+    reference: str | None = None,  # the published table's CSV, drawn under the runs in the figures
     folder=None,  # submitit's logs (default <experiment>/submitit)
-    **executor_params,  # e.g. timeout_min=240, slurm_partition='gpu', gpus_per_node=1
+    **executor_params,  # all stages (gpus_per_node=1), or one: **{"analyze.timeout_min": 30} (`STAGE_PARAMS`)
 ) -> dict:
-    "Submit train → collect → analyze for a grid of runs (CARP: train → eval); returns the submitit jobs of each stage."
+    "Submit train → collect → analyze for a grid (CARP: train → eval), each run its own chain; the jobs of each stage."
+    if not runs:
+        raise ValueError("the grid has no runs: give at least one (depth, width, seed)")
     base = check_config(load_config(preset, overrides))  # every setting checked before any job is submitted
     checkpoint_spec(checkpoints)
     parse_device(analyze_device or "auto", "analyze_device")
@@ -320,31 +432,38 @@ def submit_grid(
         raise KeyError(
             f"unknown measure groups {sorted(set(analyze_groups) - set(GROUPS))}; choose from {sorted(GROUPS)}"
         )
+    if reference and not Path(reference).is_file():
+        raise FileNotFoundError(f"reference table {reference} does not exist")
     exp = Path(runs_root) / (experiment or base.experiment)
-    executor = submitit.AutoExecutor(folder=str(folder or exp / "submitit"), cluster=cluster)
-    if executor.cluster != "slurm" and analyze_device:  # the analysis runs on this machine: it must have the device
+    ex = _executors(folder or exp / "submitit", cluster, stage_parameters(executor_params), exp.name)
+    if ex["analyze"].cluster != "slurm" and analyze_device:  # the analysis runs here: it must have the device
         resolve_device(analyze_device, "analyze_device")
-    try:
-        executor.update_parameters(**{"timeout_min": 240, **executor_params})
-    except (NameError, AssertionError, TypeError, ValueError) as e:  # submitit's own checks, in its own words
-        raise ValueError(f"the executor refuses the parameters {executor_params} (--param): {e}") from None
     specs = grid_specs(runs, preset, overrides, exp, checkpoints, records, threads, lr_width)
-    jobs = {"train": _submit(executor, train_stage, specs, [], parallel)}
+    jobs = {"train": _submit(ex["train"], train_stage, specs, parallel=parallel)}
+    own = [[job] for job in jobs["train"]]  # each run's chain: its next stage waits for its own jobs only
     if base.task == "carp":  # a CARP run is evaluated (run_eval) instead of collected
-        jobs["eval"] = _submit(executor, eval_stage, specs, jobs["train"], parallel)
+        jobs["eval"] = _submit(ex["eval"], eval_stage, specs, own, parallel, names=_names(exp, "eval", specs))
         return jobs
     if collect_shards > 1:
-        shard_specs = [{**s, "shard": (i, collect_shards)} for s in specs for i in range(collect_shards)]
-        jobs["collect_shards"] = _submit(executor, collect_stage, shard_specs, jobs["train"], parallel)
-        jobs["collect"] = _submit(executor, collect_stage, specs, jobs["collect_shards"], parallel)
-    else:
-        jobs["collect"] = _submit(executor, collect_stage, specs, jobs["train"], parallel)
-    spec = {"experiment_dir": str(exp.absolute()), "records": records}
-    spec.update(groups=list(analyze_groups) if analyze_groups else None, device=analyze_device)
-    jobs["analyze"] = _submit(executor, analyze_stage, [spec], jobs["collect"])
+        n = collect_shards
+        shard_specs = [{**s, "shard": (i, n)} for s in specs for i in range(n)]
+        shard_names = [f"{name}-shard{k % n}" for k, name in enumerate(_names(exp, "collect", shard_specs))]
+        after = [own[k // n] for k in range(len(shard_specs))]
+        jobs["collect_shards"] = _submit(
+            ex["collect_shards"], collect_stage, shard_specs, after, parallel, names=shard_names
+        )
+        own = [jobs["collect_shards"][r * n : (r + 1) * n] for r in range(len(specs))]
+    jobs["collect"] = _submit(ex["collect"], collect_stage, specs, own, parallel, names=_names(exp, "collect", specs))
+    spec = {"experiment_dir": str(exp.absolute()), "records": records, "runs": [s["run_dir"] for s in specs]}
+    spec.update(groups=list(analyze_groups) if analyze_groups else None, device=analyze_device, reference=reference)
+    jobs["analyze"] = _submit(ex["analyze"], analyze_stage, [spec], [jobs["collect"]], kind="afterany")
     return jobs
 
-# %% ../nbs/31_launch.ipynb #c039
+
+def _names(exp: Path, stage: str, specs: list) -> list[str]:
+    return [f"{exp.name}-{stage}-{Path(s['run_dir']).name}" for s in specs]
+
+# %% ../nbs/31_launch.ipynb #c044
 def grid_summary(specs: list) -> pd.DataFrame:
     "One row per run of a grid from its `summary.json`: the final evaluation and, for a causal LM, whether it is weak."
     rows = []
@@ -352,12 +471,11 @@ def grid_summary(specs: list) -> pd.DataFrame:
         f = Path(sp["run_dir"]) / "summary.json"
         found = json.loads(f.read_text()) if f.exists() else {}
         keep = ("eval_loss", "unigram_entropy", "weak", "eval_mrr", "eval_p2r_r1", "eval_r2p_r1", "step")
-        rows.append(
-            {"run": Path(sp["run_dir"]).name, "trained": bool(found), **{k: found[k] for k in keep if k in found}}
-        )
+        rows.append({"run": Path(sp["run_dir"]).name, "trained": bool(found), "collected": collected(sp["run_dir"]),
+                     **{k: found[k] for k in keep if k in found}})  # fmt: skip
     return pd.DataFrame(rows)
 
-# %% ../nbs/31_launch.ipynb #c061
+# %% ../nbs/31_launch.ipynb #c049
 def checkpoints_arg(text: str) -> str:
     "An argparse type: `checkpoint_spec`'s error as a usage error."
     try:

@@ -16,8 +16,9 @@ from tqdm import tqdm
 from .collapse import AgreementStats, CollapseStats
 
 # %% auto #0
-__all__ = ['NC_COLUMNS', 'KERNELS', 'MEASURES', 'GROUPS', 'kept_classes', 'Moments', 'pair_measures', 'etf_error', 'row_dots',
-           'dual_error', 'MeasureSettings', 'MeasureInputs', 'Measure', 'measure_columns', 'study_columns', 'nc_row']
+__all__ = ['NC_COLUMNS', 'KERNELS', 'H', 'MEASURES', 'GROUPS', 'kept_classes', 'Moments', 'pair_measures', 'etf_error',
+           'row_dots', 'dual_error', 'MeasureSettings', 'MeasureInputs', 'Measure', 'measure_columns', 'measure_unit',
+           'study_columns', 'nc_row']
 
 # %% ../nbs/09b_measures.ipynb #c005
 NC_COLUMNS = [
@@ -232,7 +233,7 @@ def _dual_measures(W: torch.Tensor, idx: torch.Tensor, Mc: torch.Tensor) -> dict
     row["dists_mean"], row["dists_var"] = _mean_var((2 - 2 * cos).clamp(min=0).sqrt())
     return row
 
-# %% ../nbs/09b_measures.ipynb #c016a
+# %% ../nbs/09b_measures.ipynb #c016
 @dataclass(frozen=True)
 class MeasureSettings:
     "The options of the collapse measures and their defaults; the analysis sidecar records those that change numbers."
@@ -295,13 +296,14 @@ class Measure:
     kernel_columns: dict = field(default_factory=dict)  # kernel -> the columns it adds when `settings.kernels` has it
     study: tuple = ()  # the columns a scale study reports (`study.STUDY_COLUMNS`)
     whole: tuple = ()  # columns of whole numbers
+    units: dict = field(default_factory=dict)  # column -> its unit, or a function of the settings giving it
 
     def filled(self, settings: MeasureSettings | None = None) -> list:
         "The columns it fills under `settings` (None: every kernel's)."
         ks = self.kernel_columns if settings is None else [k for k in self.kernel_columns if k in settings.kernels]
         return [*self.columns, *(c for k in ks for c in self.kernel_columns[k])]
 
-# %% ../nbs/09b_measures.ipynb #c016b
+# %% ../nbs/09b_measures.ipynb #c017
 def _norms(m: MeasureInputs) -> dict:
     norms = torch.linalg.vector_norm(m.Mc, dim=1)
     (a, b), (c, d) = _mean_var(norms), _mean_var(norms.log())
@@ -324,11 +326,35 @@ def _agreement_group(m: MeasureInputs) -> dict:
     ag, idx = m.agreement, m.idx
     return {"hits": int(ag.hits[idx].sum()), "misses": int((ag.counts[idx] - ag.hits[idx]).sum())}
 
-
+# %% ../nbs/09b_measures.ipynb #c018
 KERNELS = {"log", "riesz"}
+H = "hidden units"  # the unit of a coordinate of the features
+
+
+def _unitless(*cols) -> dict:
+    "Ratios, spreads of cosines, distances of unit vectors and their logs: no unit."
+    return dict.fromkeys(cols, "unitless")
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789.", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹·")
+
+
+def _cdnv_unit(s: MeasureSettings) -> str:
+    "A variance (H²) over the squared distance to the power `dist_exp` (H^(2e)): H^(2 − 2e); 2: the paper's, H⁻²."
+    p = 2 - 2 * s.dist_exp
+    return "unitless" if p == 0 else H + f"{p:g}".translate(_SUPERSCRIPT)
+
+# %% ../nbs/09b_measures.ipynb #c019
 MEASURES = {
-    "norms": Measure(("norms_mean", "norms_var", "norms_log_mean", "norms_log_var"), _norms, study=("norms_var",)),
-    "etf": Measure(("etf_error",), lambda m: {"etf_error": etf_error(m.Mc)}, study=("etf_error",)),
+    "norms": Measure(
+        ("norms_mean", "norms_var", "norms_log_mean", "norms_log_var"),
+        _norms,
+        study=("norms_var",),
+        units={"norms_mean": H, "norms_var": H + "²", "norms_log_mean": f"log {H}", "norms_log_var": "unitless"},
+    ),
+    "etf": Measure(
+        ("etf_error",), lambda m: {"etf_error": etf_error(m.Mc)}, study=("etf_error",), units=_unitless("etf_error")
+    ),
     "pairs": Measure(
         ("cdnv", "interfere_mean", "interfere_var", "coincident_pairs"),
         _pair_group,
@@ -338,25 +364,52 @@ MEASURES = {
         },  # fmt: skip
         study=("cdnv", "log_kern_mean", "log_kern_var"),
         whole=("coincident_pairs",),
+        units={
+            "cdnv": _cdnv_unit,
+            "interfere_mean": H + "²",
+            "interfere_var": H + "⁴",
+            "coincident_pairs": "pairs",
+            **_unitless("log_kern_mean", "log_kern_var", "riesz_kern_mean", "riesz_kern_var", "riesz_kern_log_mean"),
+        },  # fmt: skip
     ),
     "dual": Measure(
         ("dual_error", "simdot_mean", "simdot_var", "simcos_mean", "simcos_var", "dists_mean", "dists_var"),
         _dual_group,
         needs=("W",),
         study=("dual_error", "simcos_mean"),
+        units={
+            "simdot_mean": f"head × {H}",
+            "simdot_var": f"(head × {H})²",
+            "simcos_mean": "cosine",
+            **_unitless("dual_error", "simcos_var", "dists_mean", "dists_var"),
+        },  # fmt: skip
     ),
     "agreement": Measure(
-        ("hits", "misses"), _agreement_group, needs=("agreement",), study=("agreement",), whole=("hits", "misses")
+        ("hits", "misses"),
+        _agreement_group,
+        needs=("agreement",),
+        study=("agreement",),
+        whole=("hits", "misses"),
+        units={"hits": "tokens", "misses": "tokens"},
     ),  # fmt: skip
 }
 "The measure groups, in the order `nc_row` computes them: the one place a new measure is added."
 GROUPS = {name: m.filled() for name, m in MEASURES.items()}
 "Columns computed together; `nc_row(groups=…)` computes only some (the analysis fills missing cells this way)."
 
-
+# %% ../nbs/09b_measures.ipynb #c020
 def measure_columns(settings: MeasureSettings | None = None) -> list:
     "Every column the measures fill under `settings` (None: every kernel's), in the registry's order."
     return [c for m in MEASURES.values() for c in m.filled(settings)]
+
+
+def measure_unit(col: str, settings: MeasureSettings | None = None) -> str | None:
+    "The unit of a measure column under `settings` (the CDNV's depends on `dist_exp`); None for other columns."
+    for m in MEASURES.values():
+        if col in m.units:
+            u = m.units[col]
+            return u(settings or MeasureSettings()) if callable(u) else u
+    return None
 
 
 def study_columns() -> list:
@@ -365,7 +418,7 @@ def study_columns() -> list:
     place = {c: order.index(c if c in order else m.columns[0]) for m in MEASURES.values() for c in m.study}
     return sorted(place, key=place.get)
 
-# %% ../nbs/09b_measures.ipynb #c016
+# %% ../nbs/09b_measures.ipynb #c021
 def _measure_groups(settings: MeasureSettings, **given) -> list:
     "The groups to compute, in the registry's order: those asked for (None: all), less those whose inputs are missing."
     asked = MEASURES if settings.groups is None else settings.groups

@@ -427,9 +427,11 @@ def extra_arg(text: str) -> str:
 
 
 def key_value_arg(text: str) -> str:
-    "An argparse type: `key=value`."
-    if not re.fullmatch(r"[A-Za-z_]\w*=.+", text):
-        raise argparse.ArgumentTypeError(f"{text!r} is not of the form key=value (e.g. slurm_partition=gpu)")
+    "An argparse type: `key=value`, or `stage.key=value` (a grid stage's own executor parameter)."
+    if not re.fullmatch(r"([A-Za-z_]\w*\.)?[A-Za-z_]\w*=.+", text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not of the form key=value (e.g. slurm_partition=gpu, or collect.gpus_per_node=1)"
+        )
     return text
 
 
