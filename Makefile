@@ -59,10 +59,10 @@ outputs: setup  ## re-execute the numbered notebooks and index in place so their
 	  ../$(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.timeout=1800 $$nb || exit 1; done
 	$(BIN)/nbdev-clean
 
-docs: setup  ## render the notebooks to the site in _docs/ without Quarto (index.html is the landing page; and README.md)
+docs: setup  ## render the notebooks to the site in _docs/ without Quarto (index.html is the landing page; search index; and README.md)
 	$(BIN)/python tools/render_docs.py --check
 
-docs-check: setup  ## open every page of _docs/ in headless Chromium (apt-get install -y chromium); fail on what looks broken; screenshots in _docs/shots/
+docs-check: setup  ## open every page of _docs/ in headless Chromium (apt-get install -y chromium) at 1280 and 390 px, search it, check README.md; fail on what looks broken; screenshots in build/docs-shots/
 	$(BIN)/python tools/check_docs.py
 
 readme: setup  ## regenerate README.md from nbs/index.ipynb

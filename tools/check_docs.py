@@ -1,18 +1,29 @@
 """Open every page of _docs/ in headless Chromium and fail on what a reader would see as broken.
 
 Fails on: a console error or uncaught page error, a local resource that does not load, an image that does not
-load or has no alt text, a sidebar / table-of-contents / in-page link to a page or anchor that does not exist,
+load or has no alt text, a sidebar / table-of-contents / in-page link to a page, anchor or file that does not exist,
 raw markdown or Quarto artefacts in the text (`{target=`, `](`, `$$`, unrendered `$…$`, `In [0]`), a stderr
-block. Saves screenshots of the landing page and the first page of each part to _docs/shots/ (long pages in
-clips of 1,400 px).
+block, a duplicate id; at 1280 px, code or output cut off at the column's edge (an element of the page wider than
+its box that neither scrolls nor sits in something that does) and a link in the prose styled like inline code (no
+underline, or the colour of code); at 390 px (a phone), a page wider than the screen. Then serves _docs/ over
+http and searches for `nc_row` in the search box (Pagefind): no result fails. And README.md: a link to a host
+nothing publishes (magicarp-nb.github.io, github.com/magicarp-nb), a relative link to a file that does not exist,
+a numbered notebook or runner of nbs/ it never names.
+
+Screenshots of the landing page, 08_trainer, 12_gradcache, the figures page and every runner's page that shows an
+executed record (nbs/records/) at 1280 and 390 px go to build/docs-shots/ (long pages in clips of 1,400 px).
 
     python tools/check_docs.py                 # Debian's chromium at /usr/bin/chromium
     python tools/check_docs.py --no-shots
+    python tools/check_docs.py --shots-dir /tmp/shots
 """
 
 import argparse
+import functools
+import http.server
 import re
 import sys
+import threading
 import time
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -23,8 +34,12 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "_docs"
 ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--no-first-run"]  # fmt: skip
-CLIP, MAX_CLIPS, WIDTH = 1400, 8, 1400
+CLIP, MAX_CLIPS, WIDTH, PHONE = 1400, 8, 1280, 390
+SHOTS = ["index.html", "trainer.html", "gradcache.html", "figures.html"]
+SEARCH = "nc_row"  # a function of 09b_measures: the search must find it
+UNPUBLISHED = re.compile(r"https?://(?:magicarp-nb\.github\.io|github\.com/magicarp-nb)\b[^)\s\"'>]*")
 NO_ALT = "No description has been provided for this image"
+RECORD_NOTE = "This page shows an executed record"  # render_docs.py's note on a runner's page with a record
 
 # Runs in the page once MathJax has typeset: what the reader sees, and every link and image.
 INSPECT = """async () => {
@@ -44,6 +59,40 @@ INSPECT = """async () => {
     sidebar: document.querySelectorAll('.site-sidebar a').length, height: document.documentElement.scrollHeight};
 }"""
 
+# Runs in the page after INSPECT: what does not fit. An element wider than its box is cut off when it hides its
+# overflow, or spills out of the column when it shows it without a scrolling element around it.
+LAYOUT = """() => {
+  const main = document.querySelector('main') || document.body;
+  const scrolls = e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);
+  const cut = [];
+  for (const e of main.querySelectorAll('*')) {
+    if (!e.clientWidth || e.scrollWidth <= e.clientWidth + 1 || scrolls(e)) continue;
+    if (cut.some(c => c.contains(e))) continue;
+    const ox = getComputedStyle(e).overflowX;
+    let inside = false;
+    for (let a = e.parentElement; a && a !== main.parentElement; a = a.parentElement) {
+      if (scrolls(a)) { inside = true; break; }
+    }
+    if (ox === 'visible' && inside) continue;
+    cut.push(e);
+  }
+  const what = e => e.tagName.toLowerCase()
+    + (e.className && typeof e.className === 'string' ? '.' + e.className.split(' ')[0] : '');
+  const look = e => { const s = getComputedStyle(e); return s.color + '|' + s.backgroundColor; };
+  const prose = [...main.querySelectorAll('.jp-RenderedHTMLCommon a[href]:not(.anchor-link)')]
+    .filter(a => !a.closest('pre'));
+  const codes = new Set([...main.querySelectorAll('.jp-RenderedHTMLCommon code')]
+    .filter(c => !c.closest('a') && !c.closest('pre')).map(look));
+  const badLinks = prose.filter(a => {
+    if (!getComputedStyle(a).textDecorationLine.includes('underline')) return true;
+    const c = a.querySelector('code');
+    return c ? codes.has(look(c)) : codes.has(look(a));
+  }).map(a => a.getAttribute('href'));
+  const doc = document.documentElement;
+  return {cut: cut.map(e => ({what: what(e), lost: e.scrollWidth - e.clientWidth})), links: prose.length,
+    badLinks, pageWidth: doc.scrollWidth, viewWidth: doc.clientWidth};
+}"""
+
 ARTEFACTS = [  # (what, pattern, where: prose = text outside code blocks, all = any text on the page)
     ("quarto attributes", re.compile(r"\{target="), "all"),
     ("raw markdown link", re.compile(r"\]\((?:https?:|[\w./-]+\.html)"), "all"),
@@ -55,14 +104,7 @@ ARTEFACTS = [  # (what, pattern, where: prose = text outside code blocks, all = 
 ]
 
 
-def shot_pages():
-    "The landing page and the first page of each part of the sidebar."
-    index = (DOCS / "index.html").read_text(encoding="utf-8")
-    first = re.findall(r'<div class="site-part">[^<]*</div>\s*<ul>\s*<li[^>]*><a href="([^"]+)"', index)
-    return [DOCS / "index.html", *(DOCS / f for f in first)]
-
-
-def screenshot(page, path: Path, height: int):
+def screenshot(page, path: Path, height: int, width: int):
     "Full-page screenshot; long pages in clips of CLIP px (a single capture past ~8,000 px repeats content)."
     if height <= CLIP:
         page.screenshot(path=str(path), full_page=True)
@@ -71,15 +113,28 @@ def screenshot(page, path: Path, height: int):
     for k, y in enumerate(range(0, min(height, CLIP * MAX_CLIPS), CLIP)):
         p = path.with_name(f"{path.stem}-{k + 1}.png")
         page.screenshot(
-            path=str(p), full_page=True, clip={"x": 0, "y": y, "width": WIDTH, "height": min(CLIP, height - y)}
+            path=str(p), full_page=True, clip={"x": 0, "y": y, "width": width, "height": min(CLIP, height - y)}
         )
         out.append(p)
     return out
 
 
 def page_problems(info) -> list[str]:
-    "What a reader would see as broken on one page: images, stderr blocks, no sidebar, raw artefacts."
+    "What a reader would see as broken on one page: images, stderr blocks, no sidebar, raw artefacts, layout."
     bad = [f"image does not load: {i['src']}" for i in info["imgs"] if not i["ok"]]
+    dup = sorted({i for i in info["ids"] if info["ids"].count(i) > 1})
+    if dup:
+        bad.append(f"duplicate ids: {', '.join(dup[:8])}")
+    wide, phone = info["layout"], info["phone"]
+    if wide["cut"]:
+        worst = max(wide["cut"], key=lambda c: c["lost"])
+        bad.append(
+            f"{len(wide['cut'])} element(s) cut off at {WIDTH} px (worst: {worst['what']}, {worst['lost']} px hidden)"
+        )
+    if wide["badLinks"]:
+        bad.append(f"{len(wide['badLinks'])} link(s) styled like code, e.g. {wide['badLinks'][0]}")
+    if phone["pageWidth"] > phone["viewWidth"]:
+        bad.append(f"at {PHONE} px the page is {phone['pageWidth']} px wide: it scrolls sideways")
     bad += [f"image without alt text: {i['src']}" for i in info["imgs"] if not i["alt"].strip() or i["alt"] == NO_ALT]
     if info["stderr"]:
         bad.append(f"{info['stderr']} stderr block(s)")
@@ -103,6 +158,10 @@ def link_problems(path, info, seen) -> tuple[list[str], int, int]:
             continue
         n_local += 1
         target = Path(unquote(u.path)).name if u.path else path.name
+        if u.path and not u.path.endswith(".html"):
+            if not (path.parent / unquote(u.path)).exists():
+                bad.append(f"{link['where']} link to a missing file: {link['href']}")
+            continue
         if target not in seen:
             bad.append(f"{link['where']} link to a missing page: {link['href']}")
         elif u.fragment and u.fragment not in seen[target] and unquote(u.fragment) not in seen[target]:
@@ -111,7 +170,7 @@ def link_problems(path, info, seen) -> tuple[list[str], int, int]:
 
 
 def visit(pages, chromium, to_shoot, shot_dir):
-    "Open each page; its inspection and the errors the browser reported while loading it."
+    "Open each page at 1280 px, then at 390 px; its inspection and the errors the browser reported while loading it."
     report, errors = [], []
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, args=ARGS)
@@ -123,44 +182,108 @@ def visit(pages, chromium, to_shoot, shot_dir):
             errors.clear()
             page.goto(path.as_uri(), wait_until="load")
             info = page.evaluate(INSPECT)
+            info["layout"] = page.evaluate(LAYOUT)
             report.append((path, info, list(errors)))
-            if path in to_shoot:
-                screenshot(page, shot_dir / f"{path.stem}.png", info["height"])
+            if path.name in to_shoot:
+                screenshot(page, shot_dir / f"{path.stem}-{WIDTH}.png", info["height"], WIDTH)
+        phone = browser.new_page(viewport={"width": PHONE, "height": 844}, device_scale_factor=1, is_mobile=True)
+        for path, info, _ in report:
+            phone.goto(path.as_uri(), wait_until="load")
+            info["phone"] = phone.evaluate(LAYOUT)
+            if path.name in to_shoot:
+                height = phone.evaluate("document.documentElement.scrollHeight")
+                screenshot(phone, shot_dir / f"{path.stem}-{PHONE}.png", height, PHONE)
+        report.append(search(browser))
         browser.close()
     return report
 
 
-def main(chromium: str, shots: bool) -> int:
+def search(browser):
+    "Serve _docs/ over http (Pagefind fetches its index) and type SEARCH into the sidebar's search box."
+    handler = functools.partial(QuietHandler, directory=str(DOCS))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    errors, found = [], []
+    try:
+        page = browser.new_page(viewport={"width": WIDTH, "height": 900})
+        page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+        page.on("console", lambda m: errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+        page.goto(f"http://127.0.0.1:{server.server_address[1]}/index.html", wait_until="load")
+        try:
+            page.wait_for_selector(".pagefind-ui__search-input", timeout=15000)
+            page.fill(".pagefind-ui__search-input", SEARCH)
+            page.wait_for_selector(".pagefind-ui__result", timeout=15000)
+            found = page.eval_on_selector_all(".pagefind-ui__result-link", "as => as.map(a => a.getAttribute('href'))")
+        except Exception as e:  # playwright's TimeoutError: no box or no results
+            errors.append(f"search for {SEARCH!r} in the search box: {str(e).splitlines()[0]}")
+        page.close()
+    finally:
+        server.shutdown()
+    return "search", found, errors
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def readme_problems() -> list[str]:
+    "README.md: links to hosts nothing publishes, relative links to missing files, notebooks it never names."
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    bad = [f"link to a host nothing publishes: {u}" for u in sorted(set(UNPUBLISHED.findall(readme)))]
+    for target in re.findall(r"\]\(([^)\s]+)\)", readme) + re.findall(r'(?:href|src)="([^"]+)"', readme):
+        u = urlparse(target)
+        if u.scheme or target.startswith("#"):
+            continue
+        if not (ROOT / unquote(u.path)).exists():
+            bad.append(f"relative link to a missing file: {target}")
+    nbs = sorted(p.stem for p in (ROOT / "nbs").glob("*.ipynb") if re.match(r"(\d|run_)", p.name))
+    missing = [n for n in nbs if not re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", readme)]
+    if missing:
+        bad.append(f"notebooks the README never names: {', '.join(missing)}")
+    return bad
+
+
+def main(chromium: str, shots: bool, shot_dir: Path) -> int:
     pages = sorted(p for p in DOCS.glob("*.html"))
     if not pages:
         sys.exit("docs-check: no pages in _docs/: run `make docs` first")
     if not Path(chromium).exists():
         sys.exit(f"docs-check: no browser at {chromium}: apt-get install -y chromium (Debian), or pass --chromium")
-    shot_dir = DOCS / "shots"
     if shots:
-        shot_dir.mkdir(exist_ok=True)
+        shot_dir.mkdir(parents=True, exist_ok=True)
         for old in shot_dir.glob("*.png"):
             old.unlink()
     t0 = time.time()
-    report = visit(pages, chromium, set(shot_pages()) if shots else set(), shot_dir)
+    records = {p.name for p in pages if p.name.startswith("run_") and RECORD_NOTE in p.read_text(encoding="utf-8")}
+    *report, (_, found, search_errors) = visit(pages, chromium, set(SHOTS) | records if shots else set(), shot_dir)
     seen = {path.name: set(info["ids"]) for path, info, _ in report}
-    problems, n_local, n_external = [], 0, 0
+    problems, n_local, n_external, n_cut, n_wide = [], 0, 0, 0, 0
     for path, info, errors in report:
         links, n, e = link_problems(path, info, seen)
         n_local, n_external = n_local + n, n_external + e
+        n_cut += len(info["layout"]["cut"])
+        n_wide += info["phone"]["pageWidth"] > info["phone"]["viewWidth"]
         bad = errors + page_problems(info) + links
         status = "ok  " if not bad else "FAIL"
         print(
             f"{status} {path.name:24} {len(info['links']):4} links {len(info['imgs']):3} images {info['maths']:4} maths"
         )
         problems += [f"{path.name}: {b}" for b in bad]
+    pages_cut = sum(bool(info["layout"]["cut"]) for _, info, _ in report)
+    problems += [f"search: {e}" for e in search_errors]
+    if not found and not search_errors:
+        problems.append(f"search: nothing found for {SEARCH!r}")
+    problems += [f"README.md: {b}" for b in readme_problems()]
     print(
-        f"docs-check: {len(report)} pages, {n_local} local links checked ({n_external} external not followed), "
+        f"docs-check: {len(report)} pages, {n_local} local links checked ({n_external} external not followed); "
+        f"at {WIDTH} px {n_cut} element(s) cut off on {pages_cut} page(s); at {PHONE} px {n_wide} page(s) wider "
+        f"than the screen; search for {SEARCH!r}: {len(found)} result(s) ({', '.join(found[:3])}); "
         f"{time.time() - t0:.1f}s in chromium"
     )
     if shots:
         names = ", ".join(sorted(p.name for p in shot_dir.glob("*.png")))
-        print(f"docs-check: screenshots in {shot_dir.relative_to(ROOT)}/: {names}")
+        print(f"docs-check: screenshots in {shot_dir}/: {names}")
     for p in problems:
         print("  " + p)
     if problems:
@@ -172,5 +295,6 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--chromium", default="/usr/bin/chromium", help="the browser executable (Debian's chromium)")
     ap.add_argument("--no-shots", action="store_true", help="skip the screenshots")
+    ap.add_argument("--shots-dir", type=Path, default=ROOT / "build" / "docs-shots", help="where screenshots go")
     a = ap.parse_args()
-    sys.exit(main(a.chromium, not a.no_shots))
+    sys.exit(main(a.chromium, not a.no_shots, a.shots_dir.resolve()))
