@@ -21,7 +21,7 @@ import papermill as pm
 import submitit
 import torch
 
-from .analyze import analyze
+from .analyze import analyze, find_stats
 from .carp import carp_run_name, check_carp, train_carp
 from .carp_eval import evaluate_run
 from .clm import check_clm, clm_run_name, train_clm
@@ -31,7 +31,7 @@ from .figures import experiment_figures
 from .measures import GROUPS
 from .settings import apply_overrides
 from .runtime import parse_device, resolve_device
-from .runfiles import atomic_write, parse_stats_name
+from .runfiles import atomic_write
 from .checkpoints import checkpoint_spec, select_checkpoints
 from .trainer import TrainResult
 
@@ -180,9 +180,8 @@ def collect_stage(spec: dict) -> str:
 
 
 def collected(run_dir) -> bool:
-    "Whether a run has a finished train pass the analysis reads (shards not merged yet do not count)."
-    infos = [parse_stats_name(p.name) for p in Path(run_dir).glob("stats/train@*.safetensors")]
-    return any(i and not i["block_range"] and not i["partial"] for i in infos)
+    "Whether a run has a finished train pass the analysis reads (`find_stats`: shards not merged yet do not count)."
+    return (Path(run_dir) / "stats").is_dir() and bool(find_stats(run_dir))
 
 
 def analyze_stage(spec: dict) -> str:
