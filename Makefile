@@ -15,7 +15,7 @@ PORTABLE := 08_trainer or 09_collapse or 09b_measures or 12_gradcache or 14_carp
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
-$(BIN)/.installed: pyproject.toml
+$(BIN)/.installed: settings.ini setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet $(PIP_ARGS) "$(TORCH)" -e ".[dev]"
@@ -27,8 +27,8 @@ train: setup  ## the main job: train the clm-tiny preset with SEED (default 12) 
 	mkdir -p $(RUN)
 	$(BIN)/papermill nbs/run_train.ipynb $(RUN)/run_train.ipynb -p seed $(SEED) -p run_dir $(RUN)
 
-test: setup  ## run every notebook as a test with nbdev's runner (nbdev-test, 2 workers; cells flagged slow skipped)
-	$(BIN)/nbdev-test --n-workers 2 --timing --skip-file-re '^([_.]|run_)'
+test: setup  ## run every notebook as a test with nbdev's runner (nbdev_test, 2 workers; cells flagged slow skipped)
+	$(BIN)/nbdev_test --n_workers 2 --timing --skip_file_re '^([_.]|run_)'
 
 pytest: setup  ## the same notebooks as pytest cases (a summary line; select with ARGS="-k 20_clm")
 	$(BIN)/pytest -n 2 -q tests/ $(ARGS)
@@ -37,27 +37,27 @@ test-portable: setup  ## the numerics-sensitive notebooks again on torch's porta
 	ATEN_CPU_CAPABILITY=default $(BIN)/pytest -n 2 -q tests/test_notebooks.py -k "$(PORTABLE)"
 
 test-all: setup  ## the tests including cells flagged slow
-	$(BIN)/nbdev-test --n-workers 2 --timing --flags slow --skip-file-re '^([_.]|run_)'
+	$(BIN)/nbdev_test --n_workers 2 --timing --flags slow --skip_file_re '^([_.]|run_)'
 
 export: setup  ## regenerate magicarp_nb/*.py from the notebooks
-	$(BIN)/nbdev-export
+	$(BIN)/nbdev_export
 
-check-export: setup  ## fail if the modules are not what nbdev-export makes of the notebooks
-	$(BIN)/nbdev-export
-	git diff --exit-code -- magicarp_nb pyproject.toml
+check-export: setup  ## fail if the modules are not what nbdev_export makes of the notebooks
+	$(BIN)/nbdev_export
+	git diff --exit-code -- magicarp_nb pyproject.toml settings.ini
 	@test -z "$$(git status --porcelain -- magicarp_nb)" || (git status --porcelain -- magicarp_nb; echo "untracked modules"; exit 1)
 
-clean: setup  ## strip notebook metadata that should not be committed (nbdev-clean)
-	$(BIN)/nbdev-clean
+clean: setup  ## strip notebook metadata that should not be committed (nbdev_clean)
+	$(BIN)/nbdev_clean
 
 check-clean: setup  ## fail if any notebook is not clean
-	$(BIN)/nbdev-clean
+	$(BIN)/nbdev_clean
 	git diff --exit-code -- nbs
 
 outputs: setup  ## re-execute the numbered notebooks and index in place so their saved outputs (docs) are current
 	cd nbs && export PYTHONWARNINGS="ignore:IProgress not found"; for nb in index.ipynb [0-9]*.ipynb; do \
 	  ../$(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.timeout=1800 $$nb || exit 1; done
-	$(BIN)/nbdev-clean
+	$(BIN)/nbdev_clean
 
 docs: setup  ## render the notebooks to the site in _docs/ without Quarto (index.html is the landing page; search index; and README.md)
 	$(BIN)/python tools/render_docs.py --check
@@ -74,4 +74,4 @@ layout: setup  ## fail if an import points to a higher-numbered notebook, export
 style: setup  ## format and lint notebooks, tools and tests with ruff, then re-export
 	$(BIN)/ruff format nbs tools tests benchmarks
 	$(BIN)/ruff check --fix nbs tools tests benchmarks
-	$(BIN)/nbdev-export
+	$(BIN)/nbdev_export

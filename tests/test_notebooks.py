@@ -1,7 +1,7 @@
 """Every notebook is a test: its cells run top to bottom and its assertions must hold.
 
 Each numbered notebook (and index.ipynb) is one pytest case, executed with nbdev's test runner (`make test` runs
-them all with `nbdev-test`), so the suite ends with pytest's summary (`make pytest`). Runner notebooks
+them all with `nbdev_test`), so the suite ends with pytest's summary (`make pytest`). Runner notebooks
 (run_*.ipynb) are exercised through papermill inside 31_launch.ipynb instead. Cells flagged `slow` are skipped
 unless MAGICARP_TEST_FLAGS lists that flag.
 """

@@ -1,6 +1,6 @@
 """Render the documentation site without Quarto, and README.md from nbs/index.ipynb.
 
-nbdev's notebook processing (`nbdev-proc-nbs`: frontmatter, hidden export cells, show_doc) writes _proc/. Each
+nbdev's notebook processing (`nbdev_proc_nbs`: frontmatter, hidden export cells, show_doc) writes _proc/. Each
 processed notebook is then cleaned the way Quarto would (cell directives, attribute syntax, links) and converted
 with nbconvert's HTMLExporter; a Jinja page template (tools/docs_page.html.j2) adds the sidebar (grouped by part,
 with the notebooks' numbers), the page's table of contents and previous/next links. Pages keep nbdev's names
@@ -65,14 +65,13 @@ NBS, PROC, DOCS = ROOT / "nbs", ROOT / "_proc", ROOT / "_docs"
 RECORDS = NBS / "records"  # executed papermill copies of the runners: nbs/records/run_train.ipynb, ...
 RECORD_PARAMS = "# parameters of this record (papermill -p)"
 TEMPLATE = Path(__file__).resolve().parent / "docs_page.html.j2"
-# nbdev writes doc links to the published site (pyproject.toml's Documentation URL, when one is set); locally they are
-# relative.
+# nbdev writes doc links to the published site (settings.ini's doc_host + doc_baseurl); locally they are relative.
 PUBLISHED = re.compile(
     r"https?://magicarp-nb\.github\.io/magicarp_nb/|(?<=\]\()/(?=[\w-]+\.html)|(?<=href=\")/(?=[\w-]+\.html)"
 )
-# without a published site (no Documentation URL) nbdev 3 writes them root-relative (/page.html#name); the README,
-# read on a code host, keeps the names as code rather than links that lead nowhere there
-SITE_LINK = re.compile(r"\[(`[^`\]]+`)\]\(/[\w-]+\.html(?:#[^)\s]*)?\)")
+# the README, read on a code host where no site is published, keeps documented names as code rather than links that
+# lead nowhere there
+SITE_LINK = re.compile(r"\[(`[^`\]]+`)\]\((?:https?://magicarp-nb\.github\.io/magicarp_nb)?/[\w-]+\.html(?:#[^)\s]*)?\)")
 MATHJAX_NPM = "mathjax@3.2.2"
 MATHJAX_CDN = "https://cdn.jsdelivr.net/npm/mathjax@3.2.2/es5/tex-svg.js"
 PARTS = [  # (sidebar heading, which notebooks)
@@ -128,12 +127,12 @@ def header(fm):
 def process():
     # nbdev's processing executes the cells it needs for the docs (exports, show_doc and imports), so a cell that
     # mixes imports with code depending on earlier test cells fails here: keep imports in cells of their own.
-    exe = Path(sys.executable).parent / "nbdev-proc-nbs"
+    exe = Path(sys.executable).parent / "nbdev_proc_nbs"
     r = subprocess.run(
-        [str(exe) if exe.exists() else "nbdev-proc-nbs", "--force"], cwd=ROOT, capture_output=True, text=True
+        [str(exe) if exe.exists() else "nbdev_proc_nbs", "--force"], cwd=ROOT, capture_output=True, text=True
     )
     if r.returncode:
-        sys.exit(f"nbdev-proc-nbs failed:\n{r.stdout[-3000:]}{r.stderr[-6000:]}")
+        sys.exit(f"nbdev_proc_nbs failed:\n{r.stdout[-3000:]}{r.stderr[-6000:]}")
 
 
 # ---------------------------------------------------------------- Quarto's cell processing, done here
@@ -334,7 +333,7 @@ def record_command(record):
 
 def record_made(record):
     """How the record was made, for its note: the papermill command (metadata.papermill), else its run folder, else
-    the parameters of its injected cell (nbdev-clean removes metadata.papermill); '' if nothing says."""
+    the parameters of its injected cell (nbdev_clean removes metadata.papermill); '' if nothing says."""
     pm = record.metadata.get("papermill")
     pm = pm if isinstance(pm, dict) else {}
     params = pm.get("parameters") if isinstance(pm.get("parameters"), dict) else _injected_parameters(record)
@@ -987,7 +986,7 @@ if __name__ == "__main__":
     ap.add_argument("--readme", action="store_true", help="only regenerate README.md")
     ap.add_argument("--check", action="store_true", help="verify pages and embedded figures after rendering")
     ap.add_argument(
-        "--no-proc", action="store_true", help="reuse _proc/ (skip nbdev-proc-nbs) when only rendering changed"
+        "--no-proc", action="store_true", help="reuse _proc/ (skip nbdev_proc_nbs) when only rendering changed"
     )
     a = ap.parse_args()
     if not a.no_proc:
