@@ -74,7 +74,7 @@ def package_step(method: str, enc, obj, m: int):
     import torch
 
     from magicarp_nb.encoders import POOLINGS
-    from magicarp_nb.gradcache import contrastive_step, recompute_step
+    from magicarp_nb.gradcache import StepSettings, contrastive_step, recompute_step
 
     enc.train()
 
@@ -87,9 +87,11 @@ def package_step(method: str, enc, obj, m: int):
         return torch.nn.functional.normalize(POOLINGS["mean"](hidden, b["attention_mask"]), dim=-1)
 
     steps = {
-        "full batch": lambda args: contrastive_step(*args, None),
-        "ours": lambda args: contrastive_step(*args, m),
-        "ours, in order": lambda args: contrastive_step(*args, m, sort_by_length=False),
+        "full batch": lambda args: contrastive_step(*args[:3], list(args[3:]), StepSettings()).loss,
+        "ours": lambda args: contrastive_step(*args[:3], list(args[3:]), StepSettings(m)).loss,
+        "ours, in order": lambda args: (
+            contrastive_step(*args[:3], list(args[3:]), StepSettings(m, sort_by_length=False)).loss
+        ),
         "magiCARP": lambda args: recompute_step(untrimmed, untrimmed, loss_fn, *args[3:], m),
         "magiCARP, trimmed": lambda args: recompute_step(*args, m),
     }

@@ -41,7 +41,7 @@ def worker(a) -> None:
     from magicarp_nb.distributed import average_gradients, process_group, rank_of, world_size_of
     from magicarp_nb.encoders import build_encoder
     from magicarp_nb.engines import TorchEngine
-    from magicarp_nb.gradcache import contrastive_step
+    from magicarp_nb.gradcache import StepSettings, contrastive_step
     from magicarp_nb.objectives import InfoNCE
 
     torch.set_num_threads(a.threads)
@@ -63,11 +63,13 @@ def worker(a) -> None:
             model.zero_grad(set_to_none=True)
             before, t0 = engine.reductions, time.perf_counter()
             if mode == "ddp":
-                contrastive_step(enc, enc, loss_fn, bp, br, a.microbatch, backward=engine.backward, group=group)
+                contrastive_step(
+                    enc, enc, loss_fn, [bp, br], StepSettings(a.microbatch), backward=engine.backward, group=group
+                )
                 engine.reduce_gradients()
                 reductions = engine.reductions - before
             else:
-                contrastive_step(enc, enc, loss_fn, bp, br, a.microbatch, group=group)
+                contrastive_step(enc, enc, loss_fn, [bp, br], StepSettings(a.microbatch), group=group)
                 average_gradients(params, group)
                 reductions = 1
             seconds = time.perf_counter() - t0

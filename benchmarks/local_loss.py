@@ -46,8 +46,7 @@ def rank_run(B: int, d: int, local: bool, reps: int) -> dict:
     import torch
 
     from magicarp_nb.distributed import process_group, rank_of, world_size_of
-    from magicarp_nb.gradcache import contrastive_step
-    from magicarp_nb.local_loss import local_objective_loss
+    from magicarp_nb.gradcache import StepSettings, contrastive_step
     from magicarp_nb.objectives import InfoNCE
 
     torch.set_num_threads(1)
@@ -63,11 +62,11 @@ def rank_run(B: int, d: int, local: bool, reps: int) -> dict:
             return tower(batch["x"])
 
         def loss_fn(P, R, shard=None):
-            return objective(P, R) if shard is None else local_objective_loss(objective, P, R, None, shard)
+            return objective(P, R, shard=shard)
 
         def step():
             tower.zero_grad(set_to_none=True), objective.zero_grad(set_to_none=True)
-            return contrastive_step(encode, encode, loss_fn, xp, xr, group=group, local_loss=local)
+            return contrastive_step(encode, encode, loss_fn, [xp, xr], StepSettings(local_loss=local), group=group).loss
 
         step()  # warm-up: thread pools and gloo's buffers
         storages = {}

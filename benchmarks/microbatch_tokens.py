@@ -30,8 +30,7 @@ import torch
 
 from magicarp_nb.carp import build_carp
 from magicarp_nb.config import PairDataConfig, load_config
-from magicarp_nb.gradcache import contrastive_step
-from magicarp_nb.objectives import objective_loss
+from magicarp_nb.gradcache import StepSettings, contrastive_step
 from magicarp_nb.pairs import TokenizedPairs, load_pairs
 
 
@@ -49,9 +48,9 @@ def one_step(model, batch: dict, cut: dict) -> dict:
     "Time one cached step cut as `cut` says; its forwards and its gradient (then cleared)."
     forwards = []
     encode = counted(model.passage_encoder, forwards)
-    loss_fn = lambda P, R: objective_loss(model.objective, P, R, batch["duplicates"])  # noqa: E731
+    loss_fn = lambda P, R: model.objective(P, R, batch["duplicates"])  # noqa: E731
     start = time.perf_counter()
-    contrastive_step(encode, encode, loss_fn, batch["passage"], batch["review"], **cut)
+    contrastive_step(encode, encode, loss_fn, [batch["passage"], batch["review"]], StepSettings(**cut))
     seconds = time.perf_counter() - start
     grad = torch.cat([p.grad.flatten() for p in model.parameters() if p.grad is not None])
     model.zero_grad(set_to_none=True)

@@ -27,6 +27,7 @@ import torch
 import torch.nn.functional as F
 
 from magicarp_nb.carp import build_carp, carp_step
+from magicarp_nb.gradcache import StepSettings
 from magicarp_nb.config import load_config
 from magicarp_nb.pairs import TokenizedPairs, load_pairs
 from magicarp_nb.mining import mine_negatives
@@ -113,7 +114,7 @@ def run(name: str, args, splits) -> dict:
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
     warmup = max(1, args.steps // 10)
     sched = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: min(1.0, (s + 1) / warmup))
-    step = carp_step(model, args.microbatch)
+    step = carp_step(model, StepSettings(args.microbatch))
     order = torch.randperm(len(train), generator=torch.Generator().manual_seed(0)).tolist()
     model.train()
     t0, losses = time.time(), []

@@ -23,7 +23,7 @@ import torch
 
 from magicarp_nb.carp import build_carp
 from magicarp_nb.config import PairDataConfig, load_config
-from magicarp_nb.gradcache import contrastive_step
+from magicarp_nb.gradcache import StepSettings, contrastive_step
 from magicarp_nb.pairs import TokenizedPairs, load_pairs
 
 
@@ -50,7 +50,9 @@ def main():
             torch.cuda.synchronize(), torch.cuda.reset_peak_memory_stats()
         start = time.perf_counter()
         with torch.autocast(device.type, dtype=torch.bfloat16, enabled=bf16):
-            loss = contrastive_step(enc, enc, lambda P, R: model.objective(P, R, mask), *sides, m)
+            loss = contrastive_step(
+                enc, enc, lambda P, R: model.objective(P, R, mask), list(sides), StepSettings(m)
+            ).loss
         if device.type == "cuda":
             torch.cuda.synchronize()
         seconds = time.perf_counter() - start

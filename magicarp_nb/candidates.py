@@ -5,11 +5,14 @@
 # %% ../nbs/10b_candidates.ipynb #c003
 from __future__ import annotations
 
+from typing import Callable, NamedTuple
+
 import torch
 import torch.nn.functional as F
 
 # %% auto #0
-__all__ = ['masked_logits', 'with_negatives', 'contrastive_accuracy', 'guided_mask']
+__all__ = ['masked_logits', 'with_negatives', 'contrastive_accuracy', 'guided_mask', 'Shard', 'late_interaction_logits',
+           'token_mask']
 
 # %% ../nbs/10b_candidates.ipynb #c006
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
@@ -71,3 +74,68 @@ def guided_mask(
     mask = S > pos[:, None] - margin  # passage i: candidates above its positive
     mask[:, : len(P)] |= S[:, : len(P)] > pos[None, :] - margin  # review j: passages above its positive
     return mask.fill_diagonal_(False)
+
+# %% ../nbs/10b_candidates.ipynb #c016
+def _whole(x: torch.Tensor, side: int) -> torch.Tensor:
+    return x
+
+
+class Shard(NamedTuple):
+    "A rank's part of a global batch: its rows, and a gather of what it computes for its own rows."
+
+    rows: slice  # its pairs' positions in the gathered P and R (passage i and review i are pair i)
+    negatives: slice = slice(0, 0)  # its hard negatives' positions in the gathered N
+    gather: Callable = _whole  # (this rank's rows of a side: 0 passages, 1 reviews, 2 negatives) -> every rank's
+
+    @classmethod
+    def whole(cls, B: int, N: int = 0) -> Shard:
+        "The shard of one process: every row is its own, nothing to gather."
+        return cls(slice(0, B), slice(0, N))
+
+    @property
+    def size(self) -> int:
+        "The number of pairs that are this rank's own."
+        return self.rows.stop - self.rows.start
+
+# %% ../nbs/10b_candidates.ipynb #c019
+def _late_block(pt, pm, R_tok, R_mask, p_len, r_len, reverse: bool) -> tuple:
+    "One block of passages: its (c, B') p2r scores and (when `reverse`) its (c, B') r2p scores."
+    sim = torch.einsum("iad,jbd->ijab", pt, R_tok)  # (c, B', Lp, Lr)
+    best_r = sim.masked_fill(~R_mask[None, :, None, :], float("-inf")).amax(-1)  # over j's tokens
+    p2r = torch.where(pm[:, None, :], best_r, 0).sum(-1) / p_len[:, None]
+    if not reverse:
+        return (p2r,)
+    best_p = sim.masked_fill(~pm[:, None, :, None], float("-inf")).amax(-2)  # over i's tokens
+    return p2r, torch.where(R_mask[None], best_p, 0).sum(-1) / r_len[None]
+
+
+def late_interaction_logits(
+    P_tok: torch.Tensor,  # (B, Lp, d) passage token features, L2-normalised per token
+    P_mask: torch.Tensor,  # (B, Lp) True at real tokens
+    R_tok: torch.Tensor,  # (B', Lr, d) review token features
+    R_mask: torch.Tensor,  # (B', Lr) True at real tokens
+    chunk_size: int = 16,  # passages per block of the similarity tensor
+    reverse: bool = True,  # also the review→passage direction (False: `(p2r, None)`, as retrieval ranks)
+    recompute: bool = True,  # with gradients: keep only each block's inputs, recompute its similarities backward
+) -> tuple:
+    """`(p2r, r2p)`: (B, B') and (B', B) mean over the query's real tokens of the max cosine over the key's real
+    tokens. With `recompute`, the backward recomputes each block, so the memory kept for it is the inputs and the
+    (B, B') scores, not the (B, B', Lp, Lr) similarities."""
+    P_mask, R_mask = P_mask.bool(), R_mask.bool()
+    p_len, r_len = P_mask.sum(1).clamp(min=1), R_mask.sum(1).clamp(min=1)
+    keep = recompute and torch.is_grad_enabled() and (P_tok.requires_grad or R_tok.requires_grad)
+    p2r, r2p = [], []
+    for s in range(0, max(1, len(P_tok)), chunk_size):  # once at least: no passages give (0, B') and (B', 0)
+        args = (P_tok[s : s + chunk_size], P_mask[s : s + chunk_size], R_tok, R_mask, p_len[s : s + chunk_size], r_len)
+        if keep:
+            out = torch.utils.checkpoint.checkpoint(_late_block, *args, reverse, use_reentrant=False)
+        else:
+            out = _late_block(*args, reverse)
+        p2r.append(out[0])
+        r2p += list(out[1:])
+    return torch.cat(p2r), (torch.cat(r2p).T if reverse else None)
+
+
+def token_mask(features: torch.Tensor) -> torch.Tensor:
+    "(B, L) True where a token feature is non-zero: the padding of `encode_tokens` is exactly zero."
+    return features.abs().sum(-1) > 0

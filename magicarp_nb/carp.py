@@ -17,32 +17,25 @@ from torch import nn
 
 from .config import CarpConfig, config_yaml, load_config
 from .settings import ConfigValueError, check_name
-from .pairs import PAIR_PIPELINES, MLMMasking, TokenizedPairs, duplicate_mask, load_pairs, negative_mask
+from .pairs import COLLATORS, PAIR_PIPELINES, MLMMasking, TokenizedPairs, duplicate_mask, load_pairs
+from .pairs import negative_mask
 from .encoders import build_encoder, trim_padding
 from .engines import TrainStep, as_backward, check_engine_config
 from .distributed import barrier, gather_sizes, gather_with_grad, rank_of, world_size_of
-from .gradcache import batch_size_of, contrastive_step
-from .local_loss import check_local, local_objective_loss
-from .gradcache import microbatch_indices, take
+from .gradcache import StepSettings, batch_size_of, contrastive_step, microbatch_indices, take
 from .candidates import contrastive_accuracy, guided_mask, masked_logits
-from magicarp_nb.objectives import (
-    OBJECTIVES,
-    accepted_arguments,
-    make_objective,
-    objective_logits,
-    objective_loss,
-    provides,
-)
+from .objectives import OBJECTIVES, check_local, make_objective
 from .retrieval import evaluate_pairs
-from .runfiles import run_lock, start_run
 from .checkpoints import list_checkpoints, load_model_weights, recorded_sha256, verify_checkpoint
 from .runtime import parse_device, quiet_transformers, seed_everything, tracker_names
 from .schedulers import SCHEDULES, Phase, PhaseScheduler, set_schedule
-from .trainer import RESUME_MAY_CHANGE, Trainer, TrainResult
+from .tasks import Setup, Task, register_task, run_task
+from .trainer import Trainer, TrainResult
 
 # %% auto #0
-__all__ = ['CarpModel', 'build_carp', 'has_mlm_phase', 'carp_run_name', 'Guide', 'make_guide', 'carp_step', 'configured_step',
-           'mlm_step', 'carp_phases', 'train_carp', 'load_carp', 'check_carp']
+__all__ = ['CARP', 'CarpModel', 'build_carp', 'has_mlm_phase', 'carp_run_name', 'Guide', 'make_guide', 'carp_step',
+           'step_settings', 'configured_step', 'mlm_step', 'carp_phases', 'train_carp', 'load_carp', 'check_carp',
+           'CarpTask']
 
 # %% ../nbs/14_carp.ipynb #c006
 class CarpModel(nn.Module):
@@ -51,7 +44,7 @@ class CarpModel(nn.Module):
     def __init__(self, passage_encoder: nn.Module, review_encoder: nn.Module, objective: nn.Module):
         super().__init__()
         self.passage_encoder, self.review_encoder, self.objective = passage_encoder, review_encoder, objective
-        if getattr(objective, "momentum", None) is not None:  # EMA towers for momentum distillation, no gradient
+        if objective.needs_ema:  # EMA towers for the objective's soft targets (momentum distillation), no gradient
             self.momentum_passage = copy.deepcopy(passage_encoder).requires_grad_(False)
             self.momentum_review = self.momentum_passage if self.shared else copy.deepcopy(review_encoder)
             self.momentum_review.requires_grad_(False)
@@ -63,7 +56,7 @@ class CarpModel(nn.Module):
     @torch.no_grad()
     def update_momentum(self) -> None:
         "Move the EMA towers toward the towers: `ema = momentum × ema + (1 − momentum) × online` (after each step)."
-        m = self.objective.momentum
+        m = self.objective.ema_decay
         pairs = [(self.passage_encoder, self.momentum_passage)]
         pairs += [] if self.shared else [(self.review_encoder, self.momentum_review)]
         for online, ema in pairs:
@@ -78,7 +71,7 @@ class CarpModel(nn.Module):
 
     def forward(self, passage: dict, review: dict, duplicates: torch.Tensor | None = None) -> torch.Tensor:
         "The loss of a batch in one plain pass (training uses the microbatched `carp_step`)."
-        return objective_loss(self.objective, self.encode_passages(passage), self.encode_reviews(review), duplicates)
+        return self.objective(self.encode_passages(passage), self.encode_reviews(review), duplicates)
 
 
 def build_carp(
@@ -93,10 +86,10 @@ def build_carp(
 
 
 def has_mlm_phase(cfg: CarpConfig) -> bool:
-    "Whether the run begins with CARP-MLM's masked-LM phase (`objective.mlm_steps` or `objective.mlm_epochs`)."
-    steps, epochs = cfg.objective.mlm_steps, cfg.objective.mlm_epochs
+    "Whether the run begins with CARP-MLM's masked-LM phase (`mlm.steps` or `mlm.epochs`)."
+    steps, epochs = cfg.mlm.steps, cfg.mlm.epochs
     if steps is not None and epochs is not None:
-        raise ValueError(f"set objective.mlm_steps ({steps}) or objective.mlm_epochs ({epochs}), not both")
+        raise ValueError(f"set mlm.steps ({steps}) or mlm.epochs ({epochs}), not both")
     return steps is not None or epochs is not None
 
 
@@ -110,7 +103,7 @@ def carp_run_name(cfg: CarpConfig) -> str:
 
 # %% ../nbs/14_carp.ipynb #c009
 class Guide:
-    "Frozen towers whose similarities mask the batch's false negatives (`objective.guide`, GISTEmbed)."
+    "Frozen towers whose similarities mask the batch's false negatives (`guide.towers`, GISTEmbed)."
 
     def __init__(self, passage_encoder: nn.Module, review_encoder: nn.Module, margin: float = 0.0):
         self.passage = copy.deepcopy(passage_encoder).eval().requires_grad_(False)
@@ -135,43 +128,43 @@ def _build_guide(spec: str, cfg: CarpConfig, model: CarpModel, tok) -> tuple:
     if spec == "initial":
         if cfg.encoder.random_init:
             raise ConfigValueError(
-                "objective.guide=initial copies the towers as built, which are random (encoder.random_init=true): "
+                "guide.towers=initial copies the towers as built, which are random (encoder.random_init=true): "
                 "a guide must already rank texts; give a trained CARP checkpoint folder"
             )
-        return Guide(model.passage_encoder, model.review_encoder, cfg.objective.guide_margin), {"guide": "initial"}
+        return Guide(model.passage_encoder, model.review_encoder, cfg.guide.margin), {"guide": "initial"}
     if Path(spec).is_dir() and list_checkpoints(spec):
-        raise ConfigValueError(f"objective.guide={spec} is a run folder: give one of its checkpoints, e.g. "
+        raise ConfigValueError(f"guide.towers={spec} is a run folder: give one of its checkpoints, e.g. "
                                f"{list_checkpoints(spec)[-1]}")  # fmt: skip
     folder = verify_checkpoint(Path(spec))  # every file against its sha256, before any use
     guide_model, guide_tok, _ = load_carp(folder)
     if _reads(guide_tok) != _reads(tok):
         raise ConfigValueError(
-            f"objective.guide={spec} has another tokenizer than the towers': it would read their token ids as "
+            f"guide.towers={spec} has another tokenizer than the towers': it would read their token ids as "
             "other words; guide with a checkpoint of the same backbone family"
         )
-    guide = Guide(guide_model.passage_encoder, guide_model.review_encoder, cfg.objective.guide_margin)
+    guide = Guide(guide_model.passage_encoder, guide_model.review_encoder, cfg.guide.margin)
     return guide, {"guide": str(folder), "guide_sha256": recorded_sha256(folder)}
 
 
 def make_guide(cfg: CarpConfig, model: CarpModel, tok) -> tuple:
-    "`(guide, record)`: the guide `objective.guide` names (None when off) and what identifies it for a resume."
-    if not cfg.objective.guide:
+    "`(guide, record)`: the guide `guide.towers` names (None when off) and what identifies it for a resume."
+    if not cfg.guide.towers:
         return None, {}
     with torch.random.fork_rng(devices=[]):  # the run's random stream stays what it is without a guide
-        guide, record = _build_guide(cfg.objective.guide, cfg, model, tok)
+        guide, record = _build_guide(cfg.guide.towers, cfg, model, tok)
         with torch.no_grad():
             shape = guide.passage(dict(tok(["a"], return_tensors="pt"))).shape
     if len(shape) != 2:
-        raise ConfigValueError(f"objective.guide={cfg.objective.guide} gives token features {tuple(shape)} "
+        raise ConfigValueError(f"guide.towers={cfg.guide.towers} gives token features {tuple(shape)} "
                                "(encoder.tokens=true): a guide scores one vector per text")  # fmt: skip
     return guide, record
 
 # %% ../nbs/14_carp.ipynb #c011
 def _global_batch_parts(model: CarpModel, batch: dict, group, guide: Guide | None = None) -> tuple:
-    "The global candidate mask, the loss' extra inputs (the EMA towers' embeddings) and the guide's share of the mask."
+    "The global candidate mask, the EMA towers' embeddings (for an objective that needs them) and the guide's share."
     sides = [batch["passage"], batch["review"]] + ([batch["negatives"]] if "negatives" in batch else [])
     momentum = guided = share = None
-    if hasattr(model, "momentum_passage"):  # the EMA towers' embeddings of the batch: the soft targets
+    if model.objective.needs_ema:  # the EMA towers' embeddings of the batch: the soft targets
         with torch.no_grad():
             momentum = [model.momentum_passage(sides[0])] + [model.momentum_review(s) for s in sides[1:]]
     if guide is not None:
@@ -193,59 +186,56 @@ def _global_batch_parts(model: CarpModel, batch: dict, group, guide: Guide | Non
         mask = by_guide if mask is None else mask | by_guide.to(mask.device)
         if bool((mask.sum(1) >= mask.shape[1] - 1).any()):
             warnings.warn(
-                f"objective.guide leaves a passage of a batch no negative at all (guide_margin={guide.margin}): "
+                f"guide.towers leaves a passage of a batch no negative at all (guide.margin={guide.margin}): "
                 "its loss is zero; guide_masked logs the share masked",
                 stacklevel=2,
             )
-    extra = dict(zip(("P_m", "R_m", "N_m"), momentum)) if momentum else {}
-    return mask, extra, share
+    return mask, None if momentum is None else tuple(momentum), share
 
 # %% ../nbs/14_carp.ipynb #c012
 def carp_step(
     model: CarpModel,  # towers and objective
-    microbatch_size: int | None = None,  # pairs per encoder forward (None: the whole batch)
+    settings: StepSettings | None = None,  # microbatches, local loss, one pass (None: one plain pass)
     group=None,  # a process group: the batch is this rank's shard of a global batch (None: one process)
     guide: Guide | None = None,  # frozen towers masking the candidates they score above the positive
-    microbatch_tokens: int | None = None,  # instead of microbatch_size: padded tokens per encoder forward
-    local_loss: bool = False,  # over ranks: each rank computes its own pairs' share of the loss (`local_loss`)
-    one_pass: bool = False,  # a shared tower: every side's texts length-sorted into the same microbatches
 ) -> TrainStep:
     "The trainer's `train_step(batch, scale, backward)` for a CARP model: its loss is the global batch's."
-    if local_loss and world_size_of(group) > 1:
+    settings = settings or StepSettings()
+    if settings.local_loss and world_size_of(group) > 1:
         check_local(model.objective)
-    if one_pass and not model.shared:
+    if settings.one_pass and not model.shared:
         raise ValueError("one_pass needs one shared tower (encoder.shared=true); two towers encode in two passes")
 
     def step(batch: dict, scale: float, backward) -> dict:
-        mask, extra, guided_share = _global_batch_parts(model, batch, group, guide)
+        mask, ema, guided_share = _global_batch_parts(model, batch, group, guide)
 
         def loss_fn(P, R, N=None, shard=None):
-            if shard is not None:
-                return local_objective_loss(model.objective, P, R, mask, shard, N, **extra)
-            return objective_loss(model.objective, P, R, mask, negatives=N, **extra)
+            return model.objective(P, R, mask, N, shard, ema)
 
         encode_p = model.encode_passages  # a bound method is a new object at each access: one, for `one_pass`
-        encode_r = encode_p if one_pass else model.encode_reviews
-        args = (encode_p, encode_r, loss_fn, batch["passage"], batch["review"])
+        encode_r = encode_p if settings.one_pass else model.encode_reviews
+        sides = [batch["passage"], batch["review"]] + ([batch["negatives"]] if "negatives" in batch else [])
         # the engine reduces the gradients over the ranks, once per optimiser step
-        kw = dict(return_embeddings=True, backward=backward, group=group, negatives=batch.get("negatives"))
-        kw |= dict(local_loss=local_loss, one_pass=one_pass)
-        loss, P, R = contrastive_step(*args, microbatch_size, scale, microbatch_tokens=microbatch_tokens, **kw)[:3]
+        loss, (P, R, *_) = contrastive_step(encode_p, encode_r, loss_fn, sides, settings, scale, backward, group)
         metrics = {"loss": loss} | ({} if guided_share is None else {"guide_masked": guided_share})
-        with torch.no_grad():  # objectives without their own logits are scored on cosine similarities
-            logits = masked_logits(objective_logits(model.objective, P, R), None if mask is None else mask[:, : len(P)])
+        with torch.no_grad():
+            logits = masked_logits(model.objective.logits(P, R), None if mask is None else mask[:, : len(P)])
             metrics["train_accuracy"] = contrastive_accuracy(logits)["accuracy"]
-            if provides(model.objective, "scale"):
+            if model.objective.scale is not None:
                 metrics["logit_scale"] = float(model.objective.scale)
         return metrics
 
     return TrainStep(step, global_batch=True)  # the loss is the global batch's, on every rank: no share weights
 
 # %% ../nbs/14_carp.ipynb #c016
+def step_settings(cfg: CarpConfig) -> StepSettings:
+    "The step's settings a CARP config gives (microbatches, local loss, one pass)."
+    return StepSettings(cfg.microbatch_size, cfg.microbatch_tokens, True, cfg.local_loss, cfg.one_pass)
+
+
 def configured_step(cfg: CarpConfig, model: CarpModel, group=None, guide: Guide | None = None) -> TrainStep:
-    "The contrastive `carp_step` that `cfg` asks for (microbatches, local loss, one pass): one place for every phase."
-    step = (cfg.microbatch_size, group, guide, cfg.microbatch_tokens, cfg.local_loss, cfg.one_pass)
-    return carp_step(model, *step)
+    "The contrastive `carp_step` that `cfg` asks for: one place for every phase."
+    return carp_step(model, step_settings(cfg), group, guide)
 
 
 def _mlm_side(encoder, part: dict, cut: dict, scale: float, backward, last: bool) -> tuple:
@@ -288,7 +278,7 @@ def mlm_step(
 
 # %% ../nbs/14_carp.ipynb #c017
 def carp_phases(
-    cfg: CarpConfig,  # objective.mlm_steps / mlm_epochs / mlm_probability, train's schedule
+    cfg: CarpConfig,  # mlm.steps / epochs / probability, train's schedule
     model: CarpModel,  # the towers and objective
     train: TokenizedPairs,  # the training pairs
     tokenizer,  # the towers' tokenizer (its mask token)
@@ -296,14 +286,14 @@ def carp_phases(
     guide: Guide | None = None,  # the contrastive phase's guide (`make_guide`)
 ) -> PhaseScheduler:
     "CARP-MLM's phases: `mlm` (masked-LM steps on masked batches), then `contrastive` (`carp_step` on clean ones)."
-    o, t = cfg.objective, cfg.train
-    steps = o.mlm_steps if o.mlm_steps is not None else o.mlm_epochs * trainer.steps_per_epoch
+    o, t = cfg.mlm, cfg.train
+    steps = o.steps if o.steps is not None else o.epochs * trainer.steps_per_epoch
     if steps >= trainer.total_steps:
         raise ValueError(
             f"the MLM phase ({steps} steps) leaves none of the run's {trainer.total_steps} steps to the contrastive "
-            "objective; lower objective.mlm_steps or objective.mlm_epochs, or raise train.epochs"
+            "objective; lower mlm.steps or mlm.epochs, or raise train.epochs"
         )
-    masking = [MLMMasking(tokenizer, o.mlm_probability, cfg.seed)]
+    masking = [MLMMasking(tokenizer, o.probability, cfg.seed)]
 
     def enter_mlm(trainer, start):
         trainer.train_step = mlm_step(model, cfg.microbatch_size, cfg.microbatch_tokens)
@@ -327,7 +317,9 @@ def _tokenized_splits(cfg: CarpConfig, tok, max_length: int) -> tuple:
     "`(splits, train, validation)`: the configured pairs, and their tokens (train's hard negatives too)."
     splits = load_pairs(cfg.data)
     negatives = splits.train["negatives"] if cfg.data.negative_columns else None
-    train = TokenizedPairs(splits.train["passage"], splits.train["review"], tok, max_length, negatives=negatives)
+    collators = [COLLATORS[name](tok, cfg.seed) for name in cfg.data.collators]  # data.collators, by name
+    train = TokenizedPairs(splits.train["passage"], splits.train["review"], tok, max_length, negatives=negatives,
+                           collators=collators)  # fmt: skip
     return splits, train, TokenizedPairs(splits.validation["passage"], splits.validation["review"], tok, max_length)
 
 
@@ -341,24 +333,23 @@ def _pairs_fingerprint(cfg: CarpConfig, report: dict, train: TokenizedPairs, val
     }
 
 # %% ../nbs/14_carp.ipynb #c022
-def _check_prefixes(model: CarpModel, tok, cfg: CarpConfig) -> None:
-    "Matryoshka prefixes no longer than the towers' embedding (one forward of one word)."
-    dims = cfg.objective.matryoshka_dims
-    if dims:
+def _check_prefixes(model: CarpModel, tok) -> None:
+    "Matryoshka's prefixes (`objective.dims`) checked against the towers' width (one word's embedding)."
+    if model.objective.dims:  # (a forward draws dropout masks: only when there is something to check)
         with torch.no_grad():
             width = model.passage_encoder(dict(tok(["a"], return_tensors="pt"))).shape[-1]
-        if max(dims) > width:
-            raise ConfigValueError(f"objective.matryoshka_dims={tuple(dims)} go beyond the towers' {width} dimensions")
+        model.objective.check_width(width)
 
 
 def _check_negatives(model: CarpModel, cfg: CarpConfig) -> None:
     "Hard negatives and a guide only for an objective that ranks candidates (VICReg has none to leave out)."
-    named = {"data.negative_columns": list(cfg.data.negative_columns), "objective.guide": cfg.objective.guide}
+    named = {"data.negative_columns": list(cfg.data.negative_columns), "guide.towers": cfg.guide.towers}
+    ranking = sorted(n for n, c in OBJECTIVES.items() if c.ranks_candidates)
     for key, value in named.items():
-        if value and not accepted_arguments(model.objective, ["negatives"]):
+        if value and not model.objective.ranks_candidates:
             raise ConfigValueError(
                 f"{key}={value}: objective {cfg.objective.name} does not rank candidates, so it has no hard "
-                "negatives to take and no false negatives to leave out; use infonce, cloob, siglip, filip or momentum"
+                f"negatives to take and no false negatives to leave out; use one of {', '.join(ranking)}"
             )
 
 # %% ../nbs/14_carp.ipynb #c023
@@ -369,61 +360,8 @@ def train_carp(
     callbacks: tuple = (),  # trainer callbacks (e.g. a schedulers.PhaseScheduler)
     group=None,  # a process group for data-parallel training (None: torch's default group, or one process)
 ) -> TrainResult:
-    "Train a CARP model on the configured pairs: the final validation (and the initial one) and the pair counts."
-    run_dir, t0 = Path(run_dir), time.time()
-    with run_lock(run_dir, f"training {carp_run_name(cfg)}", rank=rank_of(group)):  # before the first write
-        seed_everything(cfg.seed)
-        model, tok, max_length = build_carp(cfg)
-        _check_prefixes(model, tok, cfg), _check_negatives(model, cfg)  # before the run folder is written
-        if cfg.local_loss and world_size_of(group) > 1:
-            check_local(model.objective, key="local_loss")
-        guide, guide_record = make_guide(cfg, model, tok)
-        splits, train, val = _tokenized_splits(cfg, tok, max_length)
-        fp = {**_pairs_fingerprint(cfg, splits.report, train, val), **guide_record}
-        records = {"config.yaml": (config_yaml(cfg), "config"), "data.json": (json.dumps(fp, indent=1), "pairs")}
-        save_record = start_run(run_dir, records, resume, RESUME_MAY_CHANGE) if rank_of(group) == 0 else None
-        barrier(group)  # every rank builds the same model and pairs; rank 0 alone writes, as the folder's owner
-
-        def save_extra(folder: Path) -> None:
-            towers = [("passage_backbone", model.passage_encoder)]
-            towers += [] if model.shared else [("review_backbone", model.review_encoder)]
-            for name, enc in towers:
-                enc.backbone.config.save_pretrained(folder / name)
-                tok.save_pretrained(folder / name)
-            save_record(folder)
-
-        global_batch = cfg.train.batch_size * world_size_of(group)  # the validation loss's contrastive batch
-        trainer = Trainer(
-            model,
-            configured_step(cfg, model, group, guide),
-            len(train),
-            train.collate,
-            cfg.train,
-            run_dir,
-            seed=cfg.seed,
-            evaluate=lambda m: evaluate_pairs(m, val, cfg.train.eval_batch_size, global_batch),
-            save_extra=save_extra,
-            callbacks=callbacks,
-            desc=carp_run_name(cfg),
-            group=group,
-        )
-        if has_mlm_phase(cfg):  # first among the callbacks: the phase is set before any other callback sees a step
-            trainer.callbacks.insert(0, carp_phases(cfg, model, train, tok, trainer, guide))
-        if provides(model.objective, "clamp_"):
-            trainer.after_step(model.objective.clamp_)
-        if hasattr(model, "momentum_passage"):
-            trainer.after_step(model.update_momentum)
-        state = trainer.fit(resume=resume)
-        at_start = [row for row in state.history if "eval_loss" in row and row["step"] == 0]  # train.eval_at_start
-        initial = {f"initial_{k}": v for k, v in at_start[0].items() if k.startswith("eval_")} if at_start else {}
-        info = {
-            **initial,
-            "n_params": sum(p.numel() for p in model.parameters()),
-            "train_pairs": len(train),
-            "validation_pairs": len(val),
-            **{k: v for k, v in splits.report.items() if k.startswith("dropped")},
-        }
-        return TrainResult(run_dir, dict(state.metrics), info, time.time() - t0, trainer)
+    "Train a CARP model on the configured pairs (`CarpTask` through `tasks.run_task`): the final validation and counts."
+    return run_task(CARP, cfg, run_dir, resume, callbacks, group)
 
 # %% ../nbs/14_carp.ipynb #c024
 def load_carp(checkpoint) -> tuple:
@@ -444,6 +382,8 @@ def check_carp(cfg: CarpConfig) -> CarpConfig:
     "`cfg` when every name it gives is registered and its settings fit together; else an error naming the key."
     check_name(cfg.objective.name, OBJECTIVES, "objective.name")
     check_name(cfg.data.pipeline, PAIR_PIPELINES, "data.pipeline")
+    for name in cfg.data.collators:
+        check_name(name, COLLATORS, "data.collators")
     check_name(cfg.train.schedule, SCHEDULES, "train.schedule")
     tracker_names(cfg.train.report_to)
     parse_device(cfg.train.device)
@@ -454,8 +394,70 @@ def check_carp(cfg: CarpConfig) -> CarpConfig:
                                "both cut the step's forwards: set one, the other to null")  # fmt: skip
     if cfg.one_pass and not cfg.encoder.shared:
         raise ConfigValueError("one_pass=true needs one shared tower (encoder.shared=true): two towers take two passes")
-    if cfg.objective.guide_margin and not cfg.objective.guide:
-        raise ConfigValueError(f"objective.guide_margin={cfg.objective.guide_margin} without objective.guide: set both")
+    if cfg.guide.margin and not cfg.guide.towers:
+        raise ConfigValueError(f"guide.margin={cfg.guide.margin} without guide.towers: set both")
+    reads_tokens = OBJECTIVES[cfg.objective.name].reads_tokens
+    if cfg.encoder.tokens != reads_tokens:
+        raise ConfigValueError(
+            f"objective.name={cfg.objective.name} reads token features: set encoder.tokens=true"
+            if reads_tokens
+            else f"encoder.tokens=true gives token features, which objective.name={cfg.objective.name} does not read: "
+            "set encoder.tokens=false, or objective.name=filip"
+        )
     if cfg.data.pipeline == "table" and not cfg.data.source:
         raise ConfigValueError("data.pipeline=table reads a table: set data.source (a local file or folder)")
     return cfg
+
+# %% ../nbs/14_carp.ipynb #c026c
+def _carp_info(model: CarpModel, splits, train: TokenizedPairs, val: TokenizedPairs):
+    "The facts of a CARP run's summary: the validation before training, the parameters, the pair counts."
+
+    def info(state) -> dict:
+        at_start = [row for row in state.history if "eval_loss" in row and row["step"] == 0]  # train.eval_at_start
+        initial = {f"initial_{k}": v for k, v in at_start[0].items() if k.startswith("eval_")} if at_start else {}
+        counts = {k: v for k, v in splits.report.items() if k.startswith("dropped")}
+        return {**initial, "n_params": sum(p.numel() for p in model.parameters()), "train_pairs": len(train),
+                "validation_pairs": len(val), **counts}  # fmt: skip
+
+    return info
+
+
+class CarpTask(Task):
+    "Passage and review towers trained contrastively on a pair table (`CarpConfig`)."
+
+    name, config = "carp", CarpConfig
+
+    def check(self, cfg: CarpConfig) -> CarpConfig:
+        return check_carp(cfg)
+
+    def run_name(self, cfg: CarpConfig) -> str:
+        return carp_run_name(cfg)
+
+    def setup(self, cfg: CarpConfig, run_dir: Path, resume: bool, group) -> Setup:
+        seed_everything(cfg.seed)
+        model, tok, max_length = build_carp(cfg)
+        _check_prefixes(model, tok), _check_negatives(model, cfg)  # before the run folder is written
+        if cfg.local_loss and world_size_of(group) > 1:
+            check_local(model.objective, key="local_loss")
+        guide, guide_record = make_guide(cfg, model, tok)
+        splits, train, val = _tokenized_splits(cfg, tok, max_length)
+        fp = {**_pairs_fingerprint(cfg, splits.report, train, val), **guide_record}
+        records = {"config.yaml": (config_yaml(cfg), "config"), "data.json": (json.dumps(fp, indent=1), "pairs")}
+
+        def files(folder: Path) -> None:  # each tower's backbone config and the tokenizer: `load_carp` rebuilds them
+            towers = [("passage_backbone", model.passage_encoder)]
+            towers += [] if model.shared else [("review_backbone", model.review_encoder)]
+            for name, enc in towers:
+                enc.backbone.config.save_pretrained(folder / name)
+                tok.save_pretrained(folder / name)
+
+        global_batch = cfg.train.batch_size * world_size_of(group)  # the validation loss's contrastive batch
+        after = [model.objective.clamp_] if model.objective.scale is not None else []  # a learned scale, clamped
+        after += [model.update_momentum] if model.objective.needs_ema else []
+        phases = (lambda t: carp_phases(cfg, model, train, tok, t, guide)) if has_mlm_phase(cfg) else None
+        return Setup(model, configured_step(cfg, model, group, guide), len(train), train.collate,
+                     lambda m: evaluate_pairs(m, val, cfg.train.eval_batch_size, global_batch), records, files=files,
+                     after_step=tuple(after), phases=phases, info=_carp_info(model, splits, train, val))  # fmt: skip
+
+
+CARP = register_task(CarpTask())

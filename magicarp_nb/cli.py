@@ -23,7 +23,7 @@ from .collect import collect_checkpoint
 from .config import TextDataConfig, config_yaml, list_presets, load_config
 from .distributed import barrier, launch_local, process_group, rank_of
 from .runfiles import stats_path
-from .gradcache import check_distributed
+from .distcheck import check_distributed
 from .launch import check_config, default_run_dir, grid, grid_specs, grid_summary, job_result
 from .launch import checkpoints_arg, failed_jobs, resolve_run_name, run_notebook, submit_grid, train
 from .settings import ConfigTypeError, add_arguments, call_with, changed_options, cli_words

@@ -21,15 +21,17 @@ from .config import CLMConfig, CLMModelConfig, config_yaml, load_config
 from .settings import ConfigValueError, check_name
 from .data import load_tokenizer, prepare_text_blocks, unigram_cross_entropy, unigram_entropy
 from .objectives import simctg_loss
-from .runfiles import arch_name, has_checkpoints, replace_dir, run_lock, start_run, writing
-from .distributed import all_gather, all_reduce_sum, barrier, rank_of, world_size_of
+from .runfiles import arch_name, has_checkpoints, replace_dir, writing
+from .distributed import all_gather, all_reduce_sum, rank_of, world_size_of
 from .engines import as_backward, check_engine_config, make_engine
 from .runtime import parse_device, quiet_transformers, resolve_device, seed_everything, tracker_names
 from .schedulers import SCHEDULES
-from .trainer import RESUME_MAY_CHANGE, Trainer, TrainResult
+from .tasks import Setup, Task, register_task, run_task
+from .trainer import TrainResult
 
 # %% auto #0
-__all__ = ['CLM_METRICS', 'clm_run_name', 'neo_config', 'evaluate_clm', 'clm_step', 'train_clm', 'check_clm', 'load_clm']
+__all__ = ['CLM_METRICS', 'CLM', 'clm_run_name', 'neo_config', 'evaluate_clm', 'clm_step', 'train_clm', 'check_clm', 'CLMTask',
+           'load_clm']
 
 # %% ../nbs/20_clm.ipynb #c006
 def clm_run_name(cfg: CLMConfig) -> str:
@@ -115,8 +117,8 @@ def clm_step(
     return step
 
 # %% ../nbs/20_clm.ipynb #c013
-def _start(cfg: CLMConfig, run_dir: Path, resume: bool, group) -> tuple:
-    "Tokenizer and blocks on every rank (checked equal); rank 0, which owns the folder, writes record and tokenizer."
+def _token_stream(cfg: CLMConfig, run_dir: Path, resume: bool, group) -> tuple:
+    "Tokenizer, blocks and their fingerprint, the same on every rank (checked); a resumed run keeps its tokenizer."
     # only a started run's tokenizer is its own; any other one in the folder is stale and trained anew
     tok_dir = run_dir / "tokenizer" if has_checkpoints(run_dir) and resume else None
     tok, train, valid, fp = prepare_text_blocks(cfg.data, tok_dir)
@@ -125,20 +127,15 @@ def _start(cfg: CLMConfig, run_dir: Path, resume: bool, group) -> tuple:
         mine = torch.tensor([digest], dtype=torch.int64, device=resolve_device(cfg.train.device))
         if len({int(t) for t in all_gather(mine, group)}) > 1:
             raise RuntimeError("the ranks prepared different token streams: data.json would differ between ranks")
-    save_record = None
-    if rank_of(group) == 0:
-        records = {
-            "config.yaml": (config_yaml(cfg), "config"),
-            "data.json": (json.dumps(fp, indent=1), "token stream (data.json)"),
-        }
-        save_record = start_run(run_dir, records, resume, may_change=RESUME_MAY_CHANGE)
-        if tok_dir is None:  # written aside, then moved in: a kill never leaves half a tokenizer
-            shutil.rmtree(run_dir / ".tokenizer.tmp", ignore_errors=True)
-            with writing(run_dir / "tokenizer"):
-                tok.save_pretrained(str(run_dir / ".tokenizer.tmp"))
-            replace_dir(run_dir / ".tokenizer.tmp", run_dir / "tokenizer")
-    barrier(group)
-    return tok, train, valid, save_record
+    return tok, train, valid, fp, tok_dir is None
+
+
+def _save_tokenizer(tok, run_dir: Path) -> None:
+    "The run's tokenizer, written aside, then moved in: a kill never leaves half a tokenizer."
+    shutil.rmtree(run_dir / ".tokenizer.tmp", ignore_errors=True)
+    with writing(run_dir / "tokenizer"):
+        tok.save_pretrained(str(run_dir / ".tokenizer.tmp"))
+    replace_dir(run_dir / ".tokenizer.tmp", run_dir / "tokenizer")
 
 # %% ../nbs/20_clm.ipynb #c014
 def train_clm(
@@ -148,48 +145,8 @@ def train_clm(
     callbacks: tuple = (),  # trainer callbacks (on_step_end / on_epoch_end)
     group=None,  # a process group for data-parallel training (None: torch's default group, or one process)
 ) -> TrainResult:
-    "Train a GPT-Neo on the configured corpus: its final evaluation, facts and unigram baselines, and the trainer."
-    run_dir, t0 = Path(run_dir), time.time()
-    with run_lock(run_dir, f"training {clm_run_name(cfg)}", rank=rank_of(group)):  # before the first write
-        tok, train, valid, save_record = _start(cfg, run_dir, resume, group)
-        seed_everything(cfg.seed)  # every rank builds the same weights
-        model = GPTNeoForCausalLM(neo_config(cfg.model, len(tok), cfg.data.block_size, tok.eos_token_id))
-
-        def save_extra(folder):  # called on rank 0 only
-            tok.save_pretrained(folder)
-            save_record(folder)
-
-        trainer = Trainer(
-            model,
-            clm_step(model, cfg.simctg_weight, cfg.simctg_margin),
-            len(train),
-            lambda idx: train[idx],
-            cfg.train,
-            run_dir,
-            seed=cfg.seed,
-            evaluate=lambda m: evaluate_clm(m, valid, cfg.train.eval_batch_size, group),
-            save_extra=save_extra,
-            callbacks=callbacks,
-            desc=clm_run_name(cfg),
-            group=group,
-            engine=make_engine(cfg.train, find_unused_parameters=False),  # every forward uses every weight
-        )
-        state = trainer.fit(resume=resume)
-        info = {
-            "n_params": sum(p.numel() for p in model.parameters()),
-            "train_tokens": train.numel(),
-            "vocab_size": len(tok),
-            "unigram_entropy": unigram_entropy(train, len(tok)),
-            "unigram_val_cross_entropy": unigram_cross_entropy(train, valid, len(tok)),
-        }
-        info["weak"] = not state.metrics.get("eval_loss", math.inf) < info["unigram_entropy"]
-        if info["weak"]:  # recorded and said, never fatal: one weak run of a grid must not stop the others
-            warnings.warn(
-                f"{run_dir} is a weak run: its validation loss {state.metrics.get('eval_loss', math.nan):.3f} is not "
-                f"below the unigram entropy {info['unigram_entropy']:.3f} (it did not learn to use the context)",
-                stacklevel=2,
-            )
-        return TrainResult(run_dir, state.metrics, info, time.time() - t0, trainer)
+    "Train a GPT-Neo on the configured corpus (`CLMTask` through `tasks.run_task`): its final evaluation and facts."
+    return run_task(CLM, cfg, run_dir, resume, callbacks, group)
 
 # %% ../nbs/20_clm.ipynb #c016
 CLM_METRICS = ("eval_loss", "eval_accuracy", "perplexity")  # what `evaluate_clm` returns
@@ -206,6 +163,61 @@ def check_clm(cfg: CLMConfig) -> CLMConfig:
         raise ConfigValueError(f"model.n_head={cfg.model.n_head} must divide model.width={cfg.model.width}")
     check_engine_config(cfg.train)
     return cfg
+
+# %% ../nbs/20_clm.ipynb #c016b
+def _clm_info(model, tok, train: torch.Tensor, valid: torch.Tensor, run_dir: Path):
+    "The facts of a causal LM's summary: size, tokens, the unigram baselines, and whether it learned to use context."
+
+    def info(state) -> dict:
+        facts = {
+            "n_params": sum(p.numel() for p in model.parameters()),
+            "train_tokens": train.numel(),
+            "vocab_size": len(tok),
+            "unigram_entropy": unigram_entropy(train, len(tok)),
+            "unigram_val_cross_entropy": unigram_cross_entropy(train, valid, len(tok)),
+        }
+        facts["weak"] = not state.metrics.get("eval_loss", math.inf) < facts["unigram_entropy"]
+        if facts["weak"]:  # recorded and said, never fatal: one weak run of a grid must not stop the others
+            warnings.warn(
+                f"{run_dir} is a weak run: its validation loss {state.metrics.get('eval_loss', math.nan):.3f} is not "
+                f"below the unigram entropy {facts['unigram_entropy']:.3f} (it did not learn to use the context)",
+                stacklevel=2,
+            )
+        return facts
+
+    return info
+
+
+class CLMTask(Task):
+    "A GPT-Neo causal LM trained on a packed text corpus (`CLMConfig`)."
+
+    name, config = "clm", CLMConfig
+
+    def check(self, cfg: CLMConfig) -> CLMConfig:
+        return check_clm(cfg)
+
+    def run_name(self, cfg: CLMConfig) -> str:
+        return clm_run_name(cfg)
+
+    def setup(self, cfg: CLMConfig, run_dir: Path, resume: bool, group) -> Setup:
+        tok, train, valid, fp, fresh = _token_stream(cfg, run_dir, resume, group)
+        seed_everything(cfg.seed)  # every rank builds the same weights
+        model = GPTNeoForCausalLM(neo_config(cfg.model, len(tok), cfg.data.block_size, tok.eos_token_id))
+        records = {
+            "config.yaml": (config_yaml(cfg), "config"),
+            "data.json": (json.dumps(fp, indent=1), "token stream (data.json)"),
+        }
+        return Setup(
+            model, clm_step(model, cfg.simctg_weight, cfg.simctg_margin), len(train), lambda idx: train[idx],
+            lambda m: evaluate_clm(m, valid, cfg.train.eval_batch_size, group), records,
+            files=lambda folder: tok.save_pretrained(folder),
+            run_files=(lambda d: _save_tokenizer(tok, d)) if fresh else None,
+            engine=make_engine(cfg.train, find_unused_parameters=False),  # every forward uses every weight
+            info=_clm_info(model, tok, train, valid, run_dir),
+        )  # fmt: skip
+
+
+CLM = register_task(CLMTask())
 
 # %% ../nbs/20_clm.ipynb #c020
 def load_clm(checkpoint) -> tuple:

@@ -18,12 +18,12 @@ import pandas as pd
 import yaml
 
 from .settings import ConfigKeyError, ConfigTypeError, ConfigValueError, apply_overrides, default_of
-from .settings import from_dict, opt, range_text, registrar, to_dict, type_name
+from .settings import VariantSection, from_dict, opt, range_text, registrar, to_dict, type_name
 
 # %% auto #0
 __all__ = ['CONFIGS', 'CarpTrainConfig', 'PRESET_DIR', 'register_config', 'with_defaults', 'TrainConfig', 'CLMModelConfig',
-           'TextDataConfig', 'CLMConfig', 'EncoderConfig', 'ObjectiveConfig', 'PairDataConfig', 'CarpConfig',
-           'list_presets', 'load_config', 'config_yaml', 'config_table']
+           'TextDataConfig', 'CLMConfig', 'EncoderConfig', 'ObjectiveConfig', 'GuideConfig', 'MLMConfig',
+           'PairDataConfig', 'CarpConfig', 'list_presets', 'load_config', 'config_yaml', 'config_table']
 
 # %% ../nbs/00b_config.ipynb #c024
 CONFIGS: dict[str, type] = {}
@@ -35,7 +35,7 @@ def _check_sections(cls, where: str) -> None:
     hints = typing.get_type_hints(cls)
     for f in fields(cls):
         tp = hints[f.name]
-        if not is_dataclass(tp):
+        if not is_dataclass(tp) or issubclass(tp, VariantSection):  # a variant's defaults are its own class's
             continue
         default = default_of(f)
         if type(default) is not tp or default != tp():
@@ -54,7 +54,7 @@ def _check_types(cfg, where: str) -> None:
     for f in fields(cfg):
         tp, value = hints[f.name], getattr(cfg, f.name)
         if is_dataclass(tp):
-            if not isinstance(value, tp):
+            if not (isinstance(value, tp) or (issubclass(tp, VariantSection) and tp.accepts(value))):
                 raise ConfigTypeError(
                     f"config section '{where}{f.name}' must be a {tp.__name__} (its defaults are this task's), got a "
                     f"{type(value).__name__}; build it as {tp.__name__}(...)"
@@ -252,32 +252,12 @@ class EncoderConfig:
 
 # %% ../nbs/00b_config.ipynb #c029
 @dataclass
-class ObjectiveConfig:
-    "The contrastive objective and its logit scale."
+class ObjectiveConfig(VariantSection, provider="magicarp_nb.objectives"):
+    """The contrastive objective: `name` picks one of `objectives.OBJECTIVES`, whose own settings (a subclass of this
+    class, defined beside the objective) follow it; Matryoshka's prefixes wrap any of them."""
 
-    name: str = opt("infonce", "objective from objectives.OBJECTIVES")
-    temperature: Optional[float] = opt(
-        None,
-        "initial temperature: the logit scale starts at 1 / temperature (None: the objective's own, "
-        "InfoNCE and FILIP 0.07, CLOOB 1/30, SigLIP 0.1)",
-        gt=0,
-    )
-    learn_scale: bool = opt(True, "learn the logit scale (else it stays at 1 / temperature)")
-    min_scale: float = opt(0.01, "lower clamp of the logit scale (magiCARP: 1/100)", gt=0)
-    max_scale: float = opt(100.0, "upper clamp of the logit scale (CLIP and magiCARP: 100)", gt=0)
-    hopfield_beta: float = opt(14.3, "CLOOB: inverse temperature of the Hopfield retrieval over the batch", gt=0)
-    siglip_bias: float = opt(-10.0, "SigLIP: initial bias b of every pair's logit (Zhai et al. 2023: -10)")
-    siglip_block: Optional[int] = opt(
-        None, "SigLIP: passages per block of the B×B logits, each block recomputed in the backward (None: one)", ge=1
-    )
-    guide: str = opt(
-        "",
-        "guided false negatives (GISTEmbed): a frozen tower whose similarities mask the in-batch candidates it "
-        "scores above the positive: 'initial' (the towers as built, e.g. zero-shot MiniLM), a CARP checkpoint "
-        "folder, or '' (off)",
-    )
-    guide_margin: float = opt(
-        0.0, "guided false negatives: mask candidates the guide scores above positive − margin (cosines)", ge=-1, le=1
+    name: str = opt(
+        "infonce", "objective from objectives.OBJECTIVES; its own settings follow (config_table lists them)"
     )
     matryoshka_dims: Optional[tuple[int, ...]] = opt(
         None, "Matryoshka: the objective summed over these leading dimensions of the embedding, e.g. (384, 64)", ge=1
@@ -285,21 +265,27 @@ class ObjectiveConfig:
     matryoshka_weights: Optional[tuple[float, ...]] = opt(
         None, "Matryoshka: the weight of each prefix's loss, one per dimension (None: 1 each)", ge=0
     )
-    vicreg_weights: tuple[float, float, float] = opt(
-        (25.0, 25.0, 1.0), "VICReg: weights of the invariance, variance and covariance terms (Bardes et al.)", ge=0
+
+
+@dataclass
+class GuideConfig:
+    "Guided false negatives (GISTEmbed): frozen towers whose similarities mask the candidates they score too high."
+
+    towers: str = opt(
+        "",
+        "a frozen tower whose similarities mask the in-batch candidates it scores above the positive: 'initial' "
+        "(the towers as built, e.g. zero-shot MiniLM), a CARP checkpoint folder, or '' (off)",
     )
-    vicreg_scale: float = opt(0.04, "infonce+vicreg: weight of the VICReg regulariser added to InfoNCE", ge=0)
-    momentum: float = opt(0.995, "momentum objectives: EMA decay of the momentum towers (ALBEF: 0.995)", ge=0, lt=1)
-    distill_alpha: float = opt(
-        0.4, "momentum objectives: weight of the EMA soft targets against one-hot (ALBEF: 0.4)", ge=0, le=1
-    )
-    mlm_steps: Optional[int] = opt(
-        None, "CARP-MLM: optimiser steps of masked-LM training before the contrastive objective (None: none)", ge=1
-    )
-    mlm_epochs: Optional[int] = opt(
-        None, "CARP-MLM: epochs of masked-LM training before the contrastive objective (None: none)", ge=1
-    )
-    mlm_probability: float = opt(0.15, "CARP-MLM: share of tokens selected for prediction (BERT: 0.15)", gt=0, lt=1)
+    margin: float = opt(0.0, "mask candidates the guide scores above positive − margin (cosines)", ge=-1, le=1)
+
+
+@dataclass
+class MLMConfig:
+    "CARP-MLM's first phase: masked-LM training of the towers before the contrastive objective."
+
+    steps: Optional[int] = opt(None, "optimiser steps of masked-LM training first (None: none)", ge=1)
+    epochs: Optional[int] = opt(None, "epochs of masked-LM training first (None: none)", ge=1)
+    probability: float = opt(0.15, "share of tokens selected for prediction (BERT: 0.15)", gt=0, lt=1)
 
 # %% ../nbs/00b_config.ipynb #c030
 @dataclass
@@ -325,6 +311,9 @@ class PairDataConfig:
         (),
         "for 'table': columns of hard-negative reviews of each passage (e.g. negative_1 of magicarp mine), extra "
         "candidates of every passage of the global batch; () none",
+    )
+    collators: tuple[str, ...] = opt(
+        (), "pair collators applied to every training batch, in order, by name from pairs.COLLATORS, e.g. [crop]"
     )
     min_chars: int = opt(20, "drop pairs whose passage or review has fewer characters, after stripping", ge=0)
     dedup: Literal["auto", "either", "pair", "none"] = opt(
@@ -367,7 +356,9 @@ class CarpConfig:
     run_name: Optional[str] = opt(None, "run folder name (None: <backbone>_s<seed>, e.g. minilm_s12)")
     seed: int = opt(0, "seed of the weights, dropout and data order")
     encoder: EncoderConfig = opt(EncoderConfig(), "backbone, pooling, projection, truncation")
-    objective: ObjectiveConfig = opt(ObjectiveConfig(), "contrastive loss and logit scale")
+    objective: ObjectiveConfig = opt(ObjectiveConfig, "the contrastive objective and its own settings")
+    guide: GuideConfig = opt(GuideConfig(), "guided false negatives (GISTEmbed)")
+    mlm: MLMConfig = opt(MLMConfig(), "CARP-MLM: a masked-LM phase before the contrastive objective")
     data: PairDataConfig = opt(PairDataConfig(), "pair source, cleaning and split")
     microbatch_size: Optional[int] = opt(
         None, "pairs per encoder forward in the GradCache step (None: the whole batch at once)", ge=1
@@ -386,6 +377,33 @@ class CarpConfig:
         "microbatches, one encoder pass for all (false: one pass per side). The same loss with dropout off",
     )
     train: CarpTrainConfig = opt(CarpTrainConfig(), "optimisation (CARP's defaults: fine-tuning a pretrained encoder)")
+
+# %% ../nbs/00b_config.ipynb #c033b
+_OLD_CARP_KEYS = {"guide": ("guide", "towers", ""), "guide_margin": ("guide", "margin", 0.0),
+                  "mlm_steps": ("mlm", "steps", None), "mlm_epochs": ("mlm", "epochs", None),
+                  "mlm_probability": ("mlm", "probability", 0.15)}  # fmt: skip
+_OLD_OBJECTIVE_DEFAULTS = {"temperature": None, "learn_scale": True, "min_scale": 0.01, "max_scale": 100.0,
+                           "hopfield_beta": 14.3, "siglip_bias": -10.0, "siglip_block": None,
+                           "vicreg_weights": [25.0, 25.0, 1.0], "vicreg_scale": 0.04, "momentum": 0.995,
+                           "distill_alpha": 0.4}  # fmt: skip
+
+
+def _upgraded(data: dict) -> dict:
+    """A CARP config of the earlier layout (one flat `objective` section holding every objective's fields, the guide
+    and the MLM phase) in today's: the guide and the MLM phase in their own sections, and of the objective's fields
+    only those of the objective named that were set away from the old defaults (the others had no effect)."""
+    objective = data.get("objective")
+    if not isinstance(objective, dict) or not set(objective) & set(_OLD_CARP_KEYS):
+        return data
+    data, objective = dict(data), dict(objective)
+    for old, (section, key, default) in _OLD_CARP_KEYS.items():
+        value = objective.pop(old, default)
+        if value != default:
+            data[section] = {**data.get(section, {}), key: value}
+    known = {f.name for f in fields(ObjectiveConfig.variant(str(objective.get("name", "infonce"))))}
+    old = _OLD_OBJECTIVE_DEFAULTS
+    data["objective"] = {k: v for k, v in objective.items() if k in known and (k not in old or v != old[k])}
+    return data
 
 # %% ../nbs/00b_config.ipynb #c034
 PRESET_DIR = Path(str(importlib.resources.files("magicarp_nb").joinpath("presets")))
@@ -431,7 +449,7 @@ def load_config(
     if not isinstance(task, str) or task not in CONFIGS:
         raise ConfigKeyError(f"config file {path} must set 'task' to one of {sorted(CONFIGS)}, got {task!r}")
     try:
-        cfg = from_dict(CONFIGS[task], data)
+        cfg = from_dict(CONFIGS[task], _upgraded(data) if task == "carp" else data)
     except (ConfigKeyError, ConfigTypeError, ConfigValueError) as e:
         raise type(e)(f"{e} (in {path})") from None
     return apply_overrides(cfg, overrides)

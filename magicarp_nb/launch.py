@@ -22,9 +22,9 @@ import submitit
 import torch
 
 from .analyze import analyze, find_stats
-from .carp import carp_run_name, check_carp, train_carp
 from .carp_eval import evaluate_run
-from .clm import check_clm, clm_run_name, train_clm
+from . import carp, clm  # noqa: F401  (they register the CARP and causal-LM tasks)
+from .tasks import TASKS, Task, run_task
 from .collect import collect_checkpoint
 from .config import load_config
 from .figures import experiment_figures
@@ -36,29 +36,13 @@ from .checkpoints import checkpoint_spec, select_checkpoints
 from .trainer import TrainResult
 
 # %% auto #0
-__all__ = ['TASKS', 'STAGE_PARAMS', 'Task', 'run_name', 'default_run_dir', 'resolve_run_name', 'check_config', 'train',
-           'runner_path', 'run_notebook', 'grid', 'train_stage', 'collect_stage', 'collected', 'analyze_stage',
-           'eval_stage', 'job_result', 'failed_jobs', 'grid_specs', 'stage_parameters', 'submit_grid', 'grid_summary',
+__all__ = ['STAGE_PARAMS', 'run_name', 'default_run_dir', 'resolve_run_name', 'check_config', 'train', 'runner_path',
+           'run_notebook', 'grid', 'train_stage', 'collect_stage', 'collected', 'analyze_stage', 'eval_stage',
+           'job_result', 'failed_jobs', 'grid_specs', 'stage_parameters', 'submit_grid', 'grid_summary',
            'checkpoints_arg']
 
 # %% ../nbs/31_launch.ipynb #c006
-@dataclass(frozen=True)
-class Task:
-    "What the launcher needs of a task."
-
-    train: Callable  # (cfg, run_dir, resume=True, callbacks=()) -> TrainResult
-    run_name: Callable  # (cfg) -> the run folder's name
-    check: Callable  # (cfg) -> cfg, every name it gives resolved: a typo fails before any work
-
-
-TASKS: dict[str, Task] = {
-    "clm": Task(train_clm, clm_run_name, check_clm),
-    "carp": Task(train_carp, carp_run_name, check_carp),
-}
-"Every task, by the name its presets give in `task:`."
-
-
-def _task(cfg) -> dict:
+def _task(cfg) -> Task:
     if cfg.task not in TASKS:
         raise KeyError(f"no trainer for task '{cfg.task}'; known: {sorted(TASKS)}")
     return TASKS[cfg.task]
@@ -89,7 +73,7 @@ def check_config(cfg):
 
 def train(cfg, run_dir, resume: bool = True, **kwargs) -> TrainResult:
     "Train `cfg` into `run_dir` with its task's trainer (checked first); rank 0 leaves `summary.json` in the run."
-    result = _task(cfg).train(resolve_run_name(check_config(cfg)), run_dir, resume=resume, **kwargs)
+    result = run_task(_task(cfg), resolve_run_name(check_config(cfg)), run_dir, resume=resume, **kwargs)
     if result.trainer.rank == 0:
         plain = {k: v for k, v in result.summary().items() if isinstance(v, (bool, int, float, str))}
         atomic_write(Path(run_dir) / "summary.json", json.dumps(plain, indent=1))

@@ -5,125 +5,66 @@
 # %% ../nbs/11b_local_loss.ipynb #c003
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+import copy
 
 import torch
-import torch.nn.functional as F
 
-from .candidates import masked_logits, with_negatives
-from .objectives import CLOOB, InfoNCE, Matryoshka, SigLIP, at_least_float32, hopfield_retrieve, info_loob
-from .objectives import siglip_loss
-from .settings import ConfigValueError, registrar
+from .candidates import Shard
+from .distributed import gather_with_grad, rank_of, run_threads
+from .objectives import Objective
 
 # %% auto #0
-__all__ = ['LOCAL_LOSSES', 'register_local', 'Shard', 'has_local_loss', 'check_local', 'local_objective_loss']
+__all__ = ['local_form_error']
 
 # %% ../nbs/11b_local_loss.ipynb #c006
-def _whole(x: torch.Tensor, side: int) -> torch.Tensor:
-    return x
+def _one_process(objective: Objective, sides: list, mask, ema) -> tuple:
+    "The reference: loss, each side's gradient and the objective's parameters' gradients, on the whole batch."
+    leaves = [x.clone().requires_grad_() for x in sides]
+    loss = objective(leaves[0], leaves[1], mask, leaves[2] if len(leaves) > 2 else None, ema=ema)
+    loss.backward()
+    return loss.detach(), [x.grad for x in leaves], [p.grad for p in objective.parameters()]
 
 
-class Shard(NamedTuple):
-    "A rank's part of a global batch: its rows, and a gather of what it computes for its own rows."
+def _shares(objective: Objective, sides: list, mask, ema, n: int) -> list:
+    "Every simulated rank's (share, own rows' gradients, parameters' gradients)."
+    B = len(sides[0])
+    K = len(sides[2]) // B if len(sides) > 2 else 0
+    cuts = [(c, c, (c[:, None] * K + torch.arange(K)).flatten()) for c in torch.arange(B).tensor_split(n)]
+    sizes = [[len(cut[s]) for cut in cuts] for s in range(3)]
+    replicas = [copy.deepcopy(objective) for _ in range(n)]
 
-    rows: slice  # its pairs' positions in the gathered P and R (passage i and review i are pair i)
-    negatives: slice = slice(0, 0)  # its hard negatives' positions in the gathered N
-    gather: Callable = _whole  # (this rank's rows of a side: 0 passages, 1 reviews, 2 negatives) -> every rank's
+    def rank(group):
+        r = rank_of(group)
+        own = [x[c].clone().requires_grad_() for x, c in zip(sides, cuts[r])]
+        gathered = [gather_with_grad(x, group, s) for x, s in zip(own, sizes)]
+        a, na = sum(sizes[0][:r]), sum(sizes[2][:r])
+        gather = lambda x, side: gather_with_grad(x, group, sizes[side])  # noqa: E731
+        shard = Shard(slice(a, a + sizes[0][r]), slice(na, na + sizes[2][r]), gather)
+        negatives = gathered[2] if len(gathered) > 2 else None
+        share = replicas[r](gathered[0], gathered[1], mask, negatives, shard, ema)
+        share.backward()
+        return share.detach(), [x.grad for x in own], [p.grad for p in replicas[r].parameters()]
 
-    @classmethod
-    def whole(cls, B: int, N: int = 0) -> Shard:
-        "The shard of one process: every row is its own, nothing to gather."
-        return cls(slice(0, B), slice(0, N))
-
-    @property
-    def size(self) -> int:
-        return self.rows.stop - self.rows.start
-
-
-LOCAL_LOSSES: dict[type, Callable] = {}
-"Local forms by objective class: `f(objective, P, R, mask, negatives, shard) -> this rank's share`."
-register_local = registrar(LOCAL_LOSSES)
-
-# %% ../nbs/11b_local_loss.ipynb #c007
-def _inner(objective):
-    return objective.objective if isinstance(objective, Matryoshka) else objective
+    return run_threads(rank, n)
 
 
-def has_local_loss(objective) -> bool:
-    "Whether `objective` (its exact class; a Matryoshka wrapper: its objective's) has a registered local form."
-    return type(_inner(objective)) in LOCAL_LOSSES
+def _rel(a: torch.Tensor, b: torch.Tensor) -> float:
+    return float((a - b).norm() / b.norm().clamp(min=1e-300))
 
 
-def check_local(
-    objective,
-    given: list = (),  # names of extra inputs given (the EMA's embeddings): no local form takes them
-    key: str = "local_loss",  # the setting to name
-) -> None:
-    "Refuse, by name and with the way out, an objective without a local form (or extra inputs it cannot take)."
-    if has_local_loss(objective) and not given:
-        return
-    name = getattr(_inner(objective), "__name__", type(_inner(objective)).__name__)
-    why = f" with {', '.join(given)}" if given and has_local_loss(objective) else ""
-    raise ConfigValueError(
-        f"{key}=true: objective {name}{why} has no local loss; the local forms are "
-        f"{', '.join(sorted(c.__name__ for c in LOCAL_LOSSES))} (and Matryoshka over them); set {key}=false "
-        "to compute the whole global batch's loss on every rank"
-    )
-
-
-def local_objective_loss(
-    objective: Callable,  # an objective with a registered local form
-    P: torch.Tensor,  # (B, d) the global batch's passages, gathered with gradient
-    R: torch.Tensor,  # (B, d) its reviews
-    mask: torch.Tensor | None = None,  # (B, B) or (B, B + N): the global mask
-    shard: Shard | None = None,  # this rank's rows (None: the whole batch)
-    negatives: torch.Tensor | None = None,  # (N, d) the global batch's hard negatives
-    **extra,  # anything else an objective takes (the EMA's embeddings): refused, no local form takes them
-) -> torch.Tensor:
-    "This rank's share of `objective`'s loss on the global batch: over the ranks, the shares sum to the loss."
-    shard = shard or Shard.whole(len(P), 0 if negatives is None else len(negatives))
-    check_local(objective, sorted(k for k, v in extra.items() if v is not None))
-    if isinstance(objective, Matryoshka):
-        if max(objective.dims) > P.shape[-1]:
-            raise ValueError(f"matryoshka_dims={objective.dims} go beyond the embedding's {P.shape[-1]} dimensions")
-        cut = lambda x, d: None if x is None else x[..., :d]  # noqa: E731
-        return sum(
-            w * local_objective_loss(objective.objective, P[..., :d], R[..., :d], mask, shard, cut(negatives, d))
-            for d, w in zip(objective.dims, objective.weights)
-        )
-    return LOCAL_LOSSES[type(objective)](objective, P, R, mask, negatives, shard)
-
-# %% ../nbs/11b_local_loss.ipynb #c009
-@register_local(InfoNCE)
-def _infonce_share(objective, P, R, mask, negatives, shard: Shard) -> torch.Tensor:
-    B, (C, mask) = len(P), with_negatives(R, negatives, mask)
-    rows, labels = shard.rows, torch.arange(len(P), device=P.device)[shard.rows]
-    p2r = masked_logits(objective.logits(P[rows], C), None if mask is None else mask[rows])  # (b, B + N)
-    r2p = masked_logits(objective.logits(P, R[rows]).T, None if mask is None else mask[:, rows].T)  # (b, B)
-    return (F.cross_entropy(p2r, labels, reduction="sum") + F.cross_entropy(r2p, labels, reduction="sum")) / (2 * B)
-
-
-@register_local(SigLIP)
-def _siglip_share(objective, P, R, mask, negatives, shard: Shard) -> torch.Tensor:
-    dt = torch.promote_types(P.dtype, torch.float32)
-    C, mask = with_negatives(R, negatives, mask)
-    P, C = F.normalize(P.to(dt), dim=-1), F.normalize(C.to(dt), dim=-1)
-    return siglip_loss(P, C, objective.scale.to(dt), objective.bias.to(dt), mask, objective.block, shard.rows)
-
-
-@register_local(CLOOB)
-def _cloob_share(objective, P, R, mask, negatives, shard: Shard) -> torch.Tensor:
-    B, (_, mask), rows, beta = len(P), with_negatives(R, negatives, mask), shard.rows, objective.hopfield_beta
-    x, y = (F.normalize(E, dim=-1) for E in at_least_float32(P, R))
-    u_p = hopfield_retrieve(x[rows], x, beta)  # this rank's anchors, retrieved from the passage memory
-    u_c = [shard.gather(hopfield_retrieve(y[rows], x, beta), 1)]  # every candidate, each retrieved by its rank
-    if negatives is not None:
-        n = F.normalize(at_least_float32(negatives, x)[0], dim=-1)[shard.negatives]
-        u_c.append(shard.gather(hopfield_retrieve(n, x, beta), 2))
-    v_p = shard.gather(hopfield_retrieve(x[rows], y, beta), 0)  # from the review memory
-    v_r = hopfield_retrieve(y[rows], y, beta)
-    own = None if mask is None else mask[rows]
-    back = None if mask is None else mask[:, rows].T
-    start, scale = rows.start, objective.scale
-    loob = info_loob(u_p, torch.cat(u_c), scale, own, start) + info_loob(v_r, v_p, scale, back, start)
-    return loob * shard.size / B  # info_loob is a mean over this rank's anchors
+def local_form_error(
+    objective: Objective,  # an objective that declares `has_local`
+    P: torch.Tensor,  # (B, d) the global batch's passages (or (B, L, d) token features)
+    R: torch.Tensor,  # its reviews
+    negatives: torch.Tensor | None = None,  # (B·k, d) hard negatives, pair i's k together (they go with it)
+    mask: torch.Tensor | None = None,  # (B, B) or (B, B + N) True where a candidate is not a negative
+    ema: tuple | None = None,  # the EMA towers' embeddings of the same sides (`needs_ema`)
+    ranks: int = 2,  # simulated ranks (shards as even as `tensor_split` makes them)
+) -> dict:
+    "Relative errors of the `ranks` shares against one process: of the loss, the rows' and the parameters' gradients."
+    sides = [P, R] + ([] if negatives is None else [negatives])
+    loss, rows, params = _one_process(copy.deepcopy(objective), sides, mask, ema)
+    out = _shares(objective, sides, mask, ema, ranks)
+    row_err = max(_rel(torch.cat([o[1][s] for o in out]), ref) for s, ref in enumerate(rows))
+    param_err = [_rel(sum(o[2][k] for o in out), ref) for k, ref in enumerate(params) if ref is not None]
+    return {"loss": _rel(sum(o[0] for o in out), loss), "rows": row_err, "params": max(param_err, default=0.0)}

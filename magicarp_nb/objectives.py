@@ -7,68 +7,105 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import inspect
 import math
-import warnings
-from typing import Callable, Protocol
+from dataclasses import dataclass
+from typing import ClassVar, Optional
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .candidates import contrastive_accuracy, guided_mask  # noqa: F401  (importable from here too)
-from .candidates import masked_logits, with_negatives
+from .candidates import Shard, contrastive_accuracy, guided_mask  # noqa: F401  (importable from here too)
+from .candidates import late_interaction_logits, masked_logits, token_mask, with_negatives
 from .config import ObjectiveConfig
-from .settings import registrar
+from .settings import ConfigValueError, check_name, default_of, opt
 
 # %% auto #0
-__all__ = ['OBJECTIVES', 'register_objective', 'OPTIONAL_PARTS', 'Objective', 'RanksNegatives', 'HasLogits', 'LearnedScale',
-           'provides', 'at_least_float32', 'InfoNCE', 'make_objective', 'accepted_arguments', 'objective_loss',
-           'objective_logits', 'hopfield_retrieve', 'info_loob', 'CLOOB', 'vicreg_loss', 'VICReg', 'InfoNCEVICReg',
-           'late_interaction_logits', 'token_mask', 'FILIP', 'simctg_loss', 'soft_target_loss', 'MomentumDistill',
-           'siglip_loss', 'SigLIP', 'Matryoshka']
+__all__ = ['OBJECTIVES', 'register_objective', 'Objective', 'at_least_float32', 'InfoNCE', 'make_objective', 'check_local',
+           'AdditiveMargin', 'hopfield_retrieve', 'info_loob', 'CLOOB', 'vicreg_loss', 'VICReg', 'InfoNCEVICReg',
+           'FILIP', 'simctg_loss', 'soft_target_loss', 'MomentumDistill', 'siglip_loss', 'SigLIP', 'Matryoshka']
 
 # %% ../nbs/11_objectives.ipynb #c005
-OBJECTIVES: dict[str, Callable[..., nn.Module]] = {}
-"Objectives by name: a factory `f(**config fields it names) -> objective` (a module or any callable)."
-register_objective = registrar(OBJECTIVES)
+OBJECTIVES: dict[str, type] = {}
+"Objectives by name: each an `Objective` subclass, whose `Settings` are the config's `objective` section."
+
+
+def register_objective(name: str):
+    "Class decorator: register an `Objective` subclass under `name`, and its `Settings` as the config's section."
+
+    def deco(cls):
+        if not (isinstance(cls, type) and issubclass(cls, Objective)):
+            raise TypeError(f"register_objective('{name}'): {cls!r} is not an Objective subclass")
+        named = default_of(next(f for f in dataclasses.fields(cls.Settings) if f.name == "name"))
+        if named != name or any(cls.Settings is c.Settings for c in OBJECTIVES.values() if c is not cls):
+            raise TypeError(f"{cls.__name__}.Settings must be a dataclass of its own whose `name` defaults to '{name}'")
+        cls.registered_name = name
+        OBJECTIVES[name] = cls
+        ObjectiveConfig.register(cls.Settings)
+        return cls
+
+    return deco
 
 # %% ../nbs/11_objectives.ipynb #c007
-class Objective(Protocol):
-    "A contrastive objective: the loss of (B, d) passage and review embeddings, pair i being (P[i], R[i])."
+class Objective(nn.Module):
+    """A contrastive objective: the loss of the global batch's (B, d) passages and reviews (pair i is (P[i], R[i])),
+    or, given a `Shard`, this rank's share of it. What it can do is declared on the class (see the table above)."""
 
-    def __call__(self, P: torch.Tensor, R: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor: ...
+    Settings: ClassVar[type] = ObjectiveConfig  # its own settings: a dataclass subclass of ObjectiveConfig
+    registered_name: ClassVar[str] = ""  # its name in OBJECTIVES (set by `register_objective`)
+    ranks_candidates: ClassVar[bool] = True  # ranks passage→review candidates: takes hard negatives and a guide
+    needs_ema: ClassVar[bool] = False  # reads the EMA towers' embeddings (`ema`): the model keeps EMA towers
+    reads_tokens: ClassVar[bool] = False  # takes token features (B, L, d) (encoder.tokens=true), not vectors
+    has_local: ClassVar[bool] = False  # given a `Shard`, returns this rank's share of the global loss
+    dims: tuple | None = None  # Matryoshka's prefixes, when it is one
 
+    def __init__(self, settings: ObjectiveConfig | None = None, **fields):  # its Settings, or their fields
+        super().__init__()
+        self.settings = settings if settings is not None else self.Settings(**fields)
 
-class RanksNegatives(Protocol):
-    "An objective that ranks candidates takes hard negatives: extra passage→review candidates, (N, d)."
+    @property
+    def label(self) -> str:
+        return self.registered_name or type(self).__name__
 
-    def __call__(self, P, R, mask=None, negatives: torch.Tensor | None = None) -> torch.Tensor: ...
+    def __call__(self, P, R, mask=None, negatives=None, shard=None, ema=None) -> torch.Tensor:
+        if negatives is not None and not self.ranks_candidates:
+            raise ValueError(f"objective {self.label} does not rank candidates: it takes no hard negatives "
+                             "(data.negative_columns)")  # fmt: skip
+        if shard is not None and not self.has_local:
+            raise ValueError(f"objective {self.label} has no local form (given a shard): set local_loss=false")
+        if ema is not None and not self.needs_ema:
+            raise ValueError(f"objective {self.label} reads no EMA towers' embeddings (needs_ema is False)")
+        if (P.ndim == 3) != self.reads_tokens:
+            raise ValueError(
+                f"{self.label} needs token features (B, L, d) (encoder.tokens=true), got {tuple(P.shape)}"
+                if self.reads_tokens
+                else f"{self.label} takes one vector per text, got token features {tuple(P.shape)}: set "
+                "encoder.tokens=false, or objective.name=filip"
+            )
+        return super().__call__(P, R, mask, negatives, shard, ema)
 
+    def forward(self, P, R, mask=None, negatives=None, shard=None, ema=None) -> torch.Tensor:
+        raise NotImplementedError(f"{type(self).__name__} must define forward(P, R, mask, negatives, shard, ema)")
 
-class HasLogits(Protocol):
-    "An objective with its own (B, B) passage→review logits (else accuracy is read off cosine similarities)."
+    def logits(self, P: torch.Tensor, R: torch.Tensor) -> torch.Tensor:
+        "(B, B) passage→review scores that rank the validation: cosine similarities, in at least float32."
+        return F.normalize(P.float(), dim=-1) @ F.normalize(R.float(), dim=-1).T
 
-    def logits(self, P: torch.Tensor, R: torch.Tensor) -> torch.Tensor: ...
+    @property
+    def scale(self) -> torch.Tensor | None:
+        "The logit scale in use (logged as `logit_scale`), or None."
+        return None
 
+    def clamp_(self) -> None:
+        "Bring learned parameters back within their bounds after an optimiser step (nothing by default)."
 
-class LearnedScale(Protocol):
-    "An objective with a learned logit scale: logged, and clamped back into its bounds after every step."
+    @property
+    def ema_decay(self) -> float | None:
+        "The decay of the EMA towers an objective that `needs_ema` reads (None otherwise)."
+        return None
 
-    scale: torch.Tensor
-
-    def clamp_(self) -> None: ...
-
-
-OPTIONAL_PARTS = {"logits": True, "scale": False, "clamp_": True}  # part -> whether it is a method
-
-
-def provides(objective, part: str) -> bool:
-    "Whether `objective` has the optional `part` of the contract, found as an attribute (parameters count)."
-    if part not in OPTIONAL_PARTS:
-        raise KeyError(f"{part!r} is not an optional part of an objective: {sorted(OPTIONAL_PARTS)}")
-    value = getattr(objective, part, None)
-    return value is not None and (callable(value) or not OPTIONAL_PARTS[part])
+    def check_width(self, width: int) -> None:
+        "Refuse an embedding of `width` dimensions that the objective cannot take (Matryoshka's prefixes)."
 
 # %% ../nbs/11_objectives.ipynb #c008
 def at_least_float32(*tensors: torch.Tensor) -> tuple:
@@ -77,24 +114,32 @@ def at_least_float32(*tensors: torch.Tensor) -> tuple:
     return tuple(t.to(dt) for t in tensors)
 
 
+def _own_masks(mask: torch.Tensor | None, rows: slice) -> tuple:
+    "A shard's rows of the candidate mask, passage→review `(b, B + N)` and review→passage `(b, B)`."
+    return (None, None) if mask is None else (mask[rows], mask[:, rows].T)
+
+
 @register_objective("infonce")
-class InfoNCE(nn.Module):
+class InfoNCE(Objective):
     "Symmetric InfoNCE over cosine similarities with a learnable logit scale clamped to `[min_scale, max_scale]`."
 
-    def __init__(
-        self,
-        temperature: float = 0.07,  # initial temperature; the logit scale starts at 1 / temperature
-        learn_scale: bool = True,  # a trainable scale (else a fixed one)
-        min_scale: float = 0.01,  # lower bound of the scale
-        max_scale: float = 100.0,  # upper bound of the scale
-    ):
-        super().__init__()
-        if not 0 < min_scale <= 1 / temperature <= max_scale:
-            raise ValueError(
-                f"1/temperature = {1 / temperature:g} must lie in [min_scale, max_scale] = [{min_scale}, {max_scale}]"
-            )
-        self.bounds = (math.log(min_scale), math.log(max_scale))
-        self.log_scale = nn.Parameter(torch.tensor(math.log(1 / temperature)), requires_grad=learn_scale)
+    @dataclass
+    class Settings(ObjectiveConfig):
+        name: str = opt("infonce", "symmetric InfoNCE over cosine similarities (CLIP, CARP)")
+        temperature: float = opt(0.07, "initial temperature: the logit scale starts at 1 / temperature", gt=0)
+        learn_scale: bool = opt(True, "learn the logit scale (else it stays at 1 / temperature)")
+        min_scale: float = opt(0.01, "lower clamp of the logit scale (magiCARP: 1/100)", gt=0)
+        max_scale: float = opt(100.0, "upper clamp of the logit scale (CLIP and magiCARP: 100)", gt=0)
+
+    has_local = True
+
+    def __init__(self, settings=None, **fields):
+        super().__init__(settings, **fields)
+        t, lo, hi = self.settings.temperature, self.settings.min_scale, self.settings.max_scale
+        if not 0 < lo <= 1 / t <= hi:
+            raise ValueError(f"1/temperature = {1 / t:g} must lie in [min_scale, max_scale] = [{lo}, {hi}]")
+        self.bounds = (math.log(lo), math.log(hi))
+        self.log_scale = nn.Parameter(torch.tensor(math.log(1 / t)), requires_grad=self.settings.learn_scale)
 
     @property
     def scale(self) -> torch.Tensor:
@@ -111,91 +156,72 @@ class InfoNCE(nn.Module):
         P, R = (F.normalize(E, dim=-1) for E in at_least_float32(P, R))
         return P @ R.T * self.scale
 
+    def adjust(self, logits: torch.Tensor, offset: int = 0) -> torch.Tensor:
+        "The loss' logits from `logits` whose row i has its positive in column offset + i: unchanged here."
+        return logits
+
     def forward(
         self,
         P: torch.Tensor,  # (B, d) passage embeddings
         R: torch.Tensor,  # (B, d) review embeddings; pair i is (P[i], R[i])
         mask: torch.Tensor | None = None,  # (B, B) or (B, B + N) True where j is not a negative of i
         negatives: torch.Tensor | None = None,  # (N, d) hard-negative reviews: candidates of every passage
+        shard: Shard | None = None,  # this rank's rows: its share (None: the global loss)
+        ema=None,  # unused
     ) -> torch.Tensor:
         B, (C, mask) = len(P), with_negatives(R, negatives, mask)
-        logits = masked_logits(self.logits(P, C), mask)  # (B, B + N)
-        labels = torch.arange(B, device=logits.device)  # review→passage: the reviews' B columns, as without negatives
-        return (F.cross_entropy(logits, labels) + F.cross_entropy(logits[:, :B].T, labels)) / 2
+        if shard is None:
+            logits = masked_logits(self.adjust(self.logits(P, C)), mask)  # (B, B + N)
+            labels = torch.arange(B, device=logits.device)  # review→passage: the reviews' B columns
+            return (F.cross_entropy(logits, labels) + F.cross_entropy(logits[:, :B].T, labels)) / 2
+        rows, (own, back) = shard.rows, _own_masks(mask, shard.rows)
+        labels = torch.arange(B, device=P.device)[rows]
+        p2r = masked_logits(self.adjust(self.logits(P[rows], C), rows.start), own)  # (b, B + N)
+        r2p = masked_logits(self.adjust(self.logits(P, R[rows]).T, rows.start), back)  # (b, B)
+        return (F.cross_entropy(p2r, labels, reduction="sum") + F.cross_entropy(r2p, labels, reduction="sum")) / (2 * B)
 
 # %% ../nbs/11_objectives.ipynb #c009
-def make_objective(cfg: ObjectiveConfig) -> Callable:
-    "The objective a config names, built from the fields of `cfg` that its factory takes."
-    if cfg.name not in OBJECTIVES:
-        raise KeyError(f"unknown objective '{cfg.name}'; registered: {', '.join(sorted(OBJECTIVES))}")
-    factory = OBJECTIVES[cfg.name]
-    # a field left at None (the temperature) lets each objective use its own default
-    fields = {f.name: getattr(cfg, f.name) for f in dataclasses.fields(cfg) if f.name != "name"}
-    fields = {k: v for k, v in fields.items() if v is not None}
-    params = inspect.signature(factory).parameters
-    if not any(p.kind is p.VAR_KEYWORD for p in params.values()):
-        fields = {k: v for k, v in fields.items() if k in params}
-    objective = factory(**fields)
+def make_objective(
+    cfg: ObjectiveConfig | str = "infonce",  # the config's `objective` section, or an objective's name
+    **settings,  # with a name: its settings other than their defaults (e.g. temperature=0.05)
+) -> Objective:
+    "The objective a config section names, built from its own settings (and wrapped in Matryoshka's prefixes)."
+    if isinstance(cfg, str):
+        cfg = ObjectiveConfig.variant(cfg, "objective.name")(**settings)
+    elif settings:
+        raise TypeError("make_objective takes settings with an objective's name, not with a config section")
+    cls = OBJECTIVES[check_name(cfg.name, OBJECTIVES, "objective.name")]
+    if [f.name for f in dataclasses.fields(cfg)] != [f.name for f in dataclasses.fields(cls.Settings)]:
+        raise TypeError(f"objective.name={cfg.name} takes {cls.__name__}.Settings, got a {type(cfg).__name__}")
+    objective = cls(cfg)
     if cfg.matryoshka_dims is None:
         return objective
     return Matryoshka(objective, cfg.matryoshka_dims, cfg.matryoshka_weights)
 
-# %% ../nbs/11_objectives.ipynb #c010
-def _takes_mask(objective) -> bool:
-    f = objective.forward if isinstance(objective, nn.Module) else objective
-    try:
-        params = list(inspect.signature(f).parameters.values())
-    except (TypeError, ValueError):  # no signature to read: assume the full protocol
-        return True
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    return len(positional) >= 3 or any(p.kind is p.VAR_POSITIONAL for p in params)
 
-
-def accepted_arguments(objective, names) -> list:
-    "The names among `names` that `objective` takes as keyword arguments (a Matryoshka wrapper: its objective's)."
-    if isinstance(objective, Matryoshka):
-        return accepted_arguments(objective.objective, names)
-    try:
-        params = inspect.signature(objective.forward if isinstance(objective, nn.Module) else objective).parameters
-    except (TypeError, ValueError):
-        return list(names)
-    return [n for n in names if n in params or any(p.kind is p.VAR_KEYWORD for p in params.values())]
-
-
-def objective_loss(
-    objective: Callable,
-    P: torch.Tensor,
-    R: torch.Tensor,
-    mask: torch.Tensor | None = None,  # (B, B), or (B, B + N) with negatives
-    **extra,  # e.g. `negatives` (N, d), refused by an objective that does not take them
-):
-    "The loss of any objective: `objective(P, R, mask)` if it takes the mask of non-negatives, else `objective(P, R)`."
-    extra = {k: v for k, v in extra.items() if v is not None}
-    if extra:
-        missing = sorted(set(extra) - set(accepted_arguments(objective, extra)))
-        if missing:
-            name = getattr(objective, "__name__", type(objective).__name__)
-            hint = " (data.negative_columns): it does not rank candidates" if "negatives" in missing else ""
-            raise TypeError(f"objective {name} takes no {', '.join(missing)}{hint}")
-        return objective(P, R, mask, **extra)
-    if mask is None:
-        return objective(P, R)
-    if _takes_mask(objective):
-        return objective(P, R, mask)
-    if bool(mask.any()):
-        warnings.warn(
-            f"objective {getattr(objective, '__name__', type(objective).__name__)} takes no mask: identical texts "
-            "in this batch count as negatives (give it a third argument, the (B, B) mask, to exclude them)",
-            stacklevel=2,
+def check_local(objective: Objective, key: str = "local_loss") -> None:
+    "Refuse, by name and with the way out, an objective without a local form (`has_local`)."
+    if not objective.has_local:
+        raise ConfigValueError(
+            f"{key}=true: objective {objective.label} has no local form (it declares has_local = False); set "
+            f"{key}=false to compute the whole global batch's loss on every rank"
         )
-    return objective(P, R)
 
+# %% ../nbs/11_objectives.ipynb #c019
+@register_objective("am-infonce")
+class AdditiveMargin(InfoNCE):
+    "InfoNCE with an additive margin on the positives' cosines (AM-Softmax; LaBSE's bidirectional loss)."
 
-def objective_logits(objective: Callable, P: torch.Tensor, R: torch.Tensor) -> torch.Tensor:
-    "(B, B) logits for accuracy: the objective's own `logits` when it has them, else cosine similarities."
-    if provides(objective, "logits"):
-        return objective.logits(P, R)
-    return F.normalize(P.float(), dim=-1) @ F.normalize(R.float(), dim=-1).T
+    @dataclass
+    class Settings(InfoNCE.Settings):
+        name: str = opt("am-infonce", "InfoNCE with an additive margin on the positives (LaBSE)")
+        margin: float = opt(0.3, "subtracted from each positive's cosine before scaling (LaBSE: 0.3)", ge=0)
+
+    def adjust(self, logits: torch.Tensor, offset: int = 0) -> torch.Tensor:
+        "The positives (row i, column offset + i) lowered by margin × scale."
+        eye = torch.eye(len(logits), logits.shape[1] - offset, dtype=torch.bool, device=logits.device)
+        eye = F.pad(eye, (offset, 0), value=False) if offset else eye
+        return logits - eye * (self.settings.margin * self.scale)
 
 # %% ../nbs/11_objectives.ipynb #c021
 def hopfield_retrieve(
@@ -226,25 +252,38 @@ def info_loob(
 class CLOOB(InfoNCE):
     "CLOOB: Hopfield retrieval within the batch for both modalities, then InfoLOOB summed over both sides."
 
-    def __init__(
-        self,
-        temperature: float = 1 / 30,  # τ; the inverse temperature 1/τ is the (clamped) logit scale
-        learn_scale: bool = True,  # a trainable 1/τ (else fixed)
-        min_scale: float = 0.01,  # lower bound of 1/τ
-        max_scale: float = 100.0,  # upper bound of 1/τ
-        hopfield_beta: float = 14.3,  # β of the retrieval
-    ):
-        super().__init__(temperature, learn_scale, min_scale, max_scale)
-        self.hopfield_beta = hopfield_beta
+    @dataclass
+    class Settings(InfoNCE.Settings):
+        name: str = opt("cloob", "CLOOB: Hopfield retrieval within the batch, then InfoLOOB (Fürst et al. 2022)")
+        temperature: float = opt(1 / 30, "τ: the inverse temperature 1/τ is the (clamped) logit scale", gt=0)
+        hopfield_beta: float = opt(14.3, "inverse temperature β of the Hopfield retrieval over the batch", gt=0)
 
-    def forward(self, P: torch.Tensor, R: torch.Tensor, mask: torch.Tensor | None = None, negatives=None):
+    def forward(self, P, R, mask=None, negatives=None, shard=None, ema=None):
         B, (C, mask) = len(P), with_negatives(R, negatives, mask)
+        if shard is not None:
+            return self._share(P, R, mask, negatives, shard)
         x, y, c = (F.normalize(E, dim=-1) for E in at_least_float32(P, R, C))
-        b = self.hopfield_beta
+        b = self.settings.hopfield_beta
         u_p, u_c = hopfield_retrieve(x, x, b), hopfield_retrieve(c, x, b)  # retrieved from the passage memory
         v_p, v_r = hopfield_retrieve(x, y, b), hopfield_retrieve(y, y, b)  # retrieved from the review memory
         tmask = None if mask is None else mask[:, :B].T  # negatives: passage→review candidates only
         return info_loob(u_p, u_c, self.scale, mask) + info_loob(v_r, v_p, self.scale, tmask)
+
+    def _share(self, P, R, mask, negatives, shard: Shard) -> torch.Tensor:
+        "This rank's anchors, each candidate retrieved by the rank that holds it, then gathered."
+        B, rows, beta = len(P), shard.rows, self.settings.hopfield_beta
+        x, y = (F.normalize(E, dim=-1) for E in at_least_float32(P, R))
+        u_p = hopfield_retrieve(x[rows], x, beta)  # this rank's anchors, retrieved from the passage memory
+        u_c = [shard.gather(hopfield_retrieve(y[rows], x, beta), 1)]  # every candidate, each retrieved by its rank
+        if negatives is not None:
+            n = F.normalize(at_least_float32(negatives, x)[0], dim=-1)[shard.negatives]
+            u_c.append(shard.gather(hopfield_retrieve(n, x, beta), 2))
+        v_p = shard.gather(hopfield_retrieve(x[rows], y, beta), 0)  # from the review memory
+        v_r = hopfield_retrieve(y[rows], y, beta)
+        own, back = _own_masks(mask, rows)
+        loob = info_loob(u_p, torch.cat(u_c), self.scale, own, rows.start)
+        loob = loob + info_loob(v_r, v_p, self.scale, back, rows.start)
+        return loob * shard.size / B  # info_loob is a mean over this rank's anchors
 
 # %% ../nbs/11_objectives.ipynb #c027
 def vicreg_loss(
@@ -255,7 +294,7 @@ def vicreg_loss(
     "VICReg: weighted invariance MSE, variance hinge (mean of the towers) and off-diagonal covariance (sum)."
     if len(P) < 2:
         raise ValueError("VICReg needs at least 2 pairs in a batch (it estimates variances over the batch)")
-    x, y = P.float(), R.float()
+    x, y = at_least_float32(P, R)
     invariance = F.mse_loss(x, y)
     x, y = x - x.mean(0), y - y.mean(0)
     variance = sum(F.relu(1 - torch.sqrt(z.var(0) + 1e-4)).mean() for z in (x, y)) / 2
@@ -266,99 +305,75 @@ def vicreg_loss(
 
 
 @register_objective("vicreg")
-class VICReg(nn.Module):
+class VICReg(Objective):
     "VICReg on the two towers' projections: pair i's passage and review are the two views."
 
-    def __init__(self, vicreg_weights: tuple = (25.0, 25.0, 1.0)):  # invariance, variance, covariance
-        super().__init__()
-        self.weights = tuple(vicreg_weights)
+    @dataclass
+    class Settings(ObjectiveConfig):
+        name: str = opt("vicreg", "VICReg: no negatives (Bardes et al. 2022), for unnormalised projections")
+        vicreg_weights: tuple[float, float, float] = opt(
+            (25.0, 25.0, 1.0), "weights of the invariance, variance and covariance terms (Bardes et al.)", ge=0
+        )
 
-    def forward(self, P: torch.Tensor, R: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
-        return vicreg_loss(P, R, self.weights)
+    ranks_candidates, has_local = False, True
+
+    def forward(self, P, R, mask=None, negatives=None, shard=None, ema=None) -> torch.Tensor:
+        loss = vicreg_loss(
+            P, R, self.settings.vicreg_weights
+        )  # batch statistics: each rank takes its rows' fraction of them
+        return loss if shard is None else loss * shard.size / len(P)
 
 
 @register_objective("infonce+vicreg")
 class InfoNCEVICReg(InfoNCE):
     "InfoNCE plus `vicreg_scale` × VICReg on the unnormalised embeddings."
 
-    def __init__(
-        self,
-        temperature=0.07,
-        learn_scale=True,
-        min_scale=0.01,
-        max_scale=100.0,
-        vicreg_weights: tuple = (25.0, 25.0, 1.0),  # invariance, variance, covariance
-        vicreg_scale: float = 0.04,  # weight of the regulariser
-    ):
-        super().__init__(temperature, learn_scale, min_scale, max_scale)
-        self.weights, self.vicreg_scale = tuple(vicreg_weights), vicreg_scale
+    @dataclass
+    class Settings(InfoNCE.Settings):
+        name: str = opt("infonce+vicreg", "InfoNCE regularised by VICReg")
+        vicreg_weights: tuple[float, float, float] = opt(
+            (25.0, 25.0, 1.0), "weights of the invariance, variance and covariance terms (Bardes et al.)", ge=0
+        )
+        vicreg_scale: float = opt(0.04, "weight of the VICReg regulariser added to InfoNCE", ge=0)
 
-    def forward(self, P: torch.Tensor, R: torch.Tensor, mask: torch.Tensor | None = None, negatives=None):
-        return super().forward(P, R, mask, negatives) + self.vicreg_scale * vicreg_loss(P, R, self.weights)
+    def forward(self, P, R, mask=None, negatives=None, shard=None, ema=None):
+        regulariser = self.settings.vicreg_scale * vicreg_loss(P, R, self.settings.vicreg_weights)
+        if shard is not None:  # VICReg's terms are batch statistics: this rank's fraction of them
+            regulariser = regulariser * shard.size / len(P)
+        return super().forward(P, R, mask, negatives, shard) + regulariser
 
 # %% ../nbs/11_objectives.ipynb #c031
-def _late_block(pt, pm, R_tok, R_mask, p_len, r_len, reverse: bool) -> tuple:
-    "One block of passages: its (c, B') p2r scores and (when `reverse`) its (c, B') r2p scores."
-    sim = torch.einsum("iad,jbd->ijab", pt, R_tok)  # (c, B', Lp, Lr)
-    best_r = sim.masked_fill(~R_mask[None, :, None, :], float("-inf")).amax(-1)  # over j's tokens
-    p2r = torch.where(pm[:, None, :], best_r, 0).sum(-1) / p_len[:, None]
-    if not reverse:
-        return (p2r,)
-    best_p = sim.masked_fill(~pm[:, None, :, None], float("-inf")).amax(-2)  # over i's tokens
-    return p2r, torch.where(R_mask[None], best_p, 0).sum(-1) / r_len[None]
-
-
-def late_interaction_logits(
-    P_tok: torch.Tensor,  # (B, Lp, d) passage token features, L2-normalised per token
-    P_mask: torch.Tensor,  # (B, Lp) True at real tokens
-    R_tok: torch.Tensor,  # (B', Lr, d) review token features
-    R_mask: torch.Tensor,  # (B', Lr) True at real tokens
-    chunk_size: int = 16,  # passages per block of the similarity tensor
-    reverse: bool = True,  # also the review→passage direction (False: `(p2r, None)`, as retrieval ranks)
-    recompute: bool = True,  # with gradients: keep only each block's inputs, recompute its similarities backward
-) -> tuple:
-    """`(p2r, r2p)`: (B, B') and (B', B) mean over the query's real tokens of the max cosine over the key's real
-    tokens. With `recompute`, the backward recomputes each block, so the memory kept for it is the inputs and the
-    (B, B') scores, not the (B, B', Lp, Lr) similarities."""
-    P_mask, R_mask = P_mask.bool(), R_mask.bool()
-    p_len, r_len = P_mask.sum(1).clamp(min=1), R_mask.sum(1).clamp(min=1)
-    keep = recompute and torch.is_grad_enabled() and (P_tok.requires_grad or R_tok.requires_grad)
-    p2r, r2p = [], []
-    for s in range(0, max(1, len(P_tok)), chunk_size):  # once at least: no passages give (0, B') and (B', 0)
-        args = (P_tok[s : s + chunk_size], P_mask[s : s + chunk_size], R_tok, R_mask, p_len[s : s + chunk_size], r_len)
-        if keep:
-            out = torch.utils.checkpoint.checkpoint(_late_block, *args, reverse, use_reentrant=False)
-        else:
-            out = _late_block(*args, reverse)
-        p2r.append(out[0])
-        r2p += list(out[1:])
-    return torch.cat(p2r), (torch.cat(r2p).T if reverse else None)
-
-
-def token_mask(features: torch.Tensor) -> torch.Tensor:
-    "(B, L) True where a token feature is non-zero: the padding of `encode_tokens` is exactly zero."
-    return features.abs().sum(-1) > 0
-
-
 @register_objective("filip")
 class FILIP(InfoNCE):
     "Symmetric InfoNCE over FILIP's late-interaction similarities of token features, with InfoNCE's logit scale."
 
+    @dataclass
+    class Settings(InfoNCE.Settings):
+        name: str = opt("filip", "InfoNCE over FILIP's late interaction of token features (encoder.tokens=true)")
+
+    reads_tokens = True
+
     def logits(self, P: torch.Tensor, R: torch.Tensor) -> torch.Tensor:
         "(B, B) scaled passage→review late-interaction scores."
-        P, R = F.normalize(P.float(), dim=-1), F.normalize(R.float(), dim=-1)
+        P, R = (F.normalize(E, dim=-1) for E in at_least_float32(P, R))
         return late_interaction_logits(P, token_mask(P), R, token_mask(R))[0] * self.scale
 
-    def forward(self, P: torch.Tensor, R: torch.Tensor, mask: torch.Tensor | None = None, negatives=None):
-        if P.ndim != 3 or R.ndim != 3:
-            raise ValueError(f"filip needs token features (B, L, d) (encoder.tokens=true), got {tuple(P.shape)}")
+    def forward(self, P, R, mask=None, negatives=None, shard=None, ema=None):
         B, (C, mask) = len(P), with_negatives(R, negatives, mask)  # negatives: more columns of p2r
-        P, C = F.normalize(P.float(), dim=-1), F.normalize(C.float(), dim=-1)
-        p2r, r2p = late_interaction_logits(P, token_mask(P), C, token_mask(C))
-        p2r = masked_logits(p2r * self.scale, mask)
-        r2p = masked_logits(r2p[:B] * self.scale, None if mask is None else mask[:, :B].T)
-        labels = torch.arange(len(p2r), device=p2r.device)
-        return (F.cross_entropy(p2r, labels) + F.cross_entropy(r2p, labels)) / 2
+        P, C = (F.normalize(E, dim=-1) for E in at_least_float32(P, C))
+        if shard is None:
+            p2r, r2p = late_interaction_logits(P, token_mask(P), C, token_mask(C))
+            p2r = masked_logits(p2r * self.scale, mask)
+            r2p = masked_logits(r2p[:B] * self.scale, None if mask is None else mask[:, :B].T)
+            labels = torch.arange(len(p2r), device=p2r.device)
+            return (F.cross_entropy(p2r, labels) + F.cross_entropy(r2p, labels)) / 2
+        rows, (own, back) = shard.rows, _own_masks(mask, shard.rows)
+        p, r = P[rows], C[:B][rows]  # this rank's passages against every candidate, its reviews against every passage
+        p2r = late_interaction_logits(p, token_mask(p), C, token_mask(C), reverse=False)[0]
+        r2p = late_interaction_logits(r, token_mask(r), P, token_mask(P), reverse=False)[0]  # review tokens ask
+        labels = torch.arange(B, device=P.device)[rows]
+        p2r, r2p = masked_logits(p2r * self.scale, own), masked_logits(r2p * self.scale, back)
+        return (F.cross_entropy(p2r, labels, reduction="sum") + F.cross_entropy(r2p, labels, reduction="sum")) / (2 * B)
 
 # %% ../nbs/11_objectives.ipynb #c038
 def simctg_loss(
@@ -377,12 +392,15 @@ def simctg_loss(
 
 # %% ../nbs/11_objectives.ipynb #c042
 def soft_target_loss(
-    logits: torch.Tensor,  # (B, B') student logits (B' ≥ B, the positive of row i in column i), masked at -inf
+    logits: torch.Tensor,  # (B, B') student logits (B' ≥ B, the positive of row i in column offset + i), masked at -inf
     teacher: torch.Tensor,  # (B, B') teacher logits with the same mask
     alpha: float,  # weight of the teacher's softmax against one-hot
+    offset: int = 0,  # the positive of row i is column offset + i (a rank's rows of a global batch)
 ) -> torch.Tensor:
     "Cross-entropy of each row against `alpha` × softmax(teacher row) + (1 − alpha) × one-hot, averaged over rows."
-    targets = alpha * torch.softmax(teacher, dim=1) + (1 - alpha) * torch.eye(*logits.shape, device=logits.device)
+    eye = torch.eye(len(logits), logits.shape[1] - offset, device=logits.device)
+    eye = F.pad(eye, (offset, 0)) if offset else eye
+    targets = alpha * torch.softmax(teacher, dim=1) + (1 - alpha) * eye
     logp = torch.log_softmax(logits, dim=1).masked_fill(targets == 0, 0)  # 0 · (−inf) is 0, not nan
     return -(logp * targets).sum(1).mean()
 
@@ -391,34 +409,47 @@ def soft_target_loss(
 class MomentumDistill(InfoNCE):
     "InfoNCE against targets mixed from one-hot and the EMA towers' similarities (ALBEF's momentum distillation)."
 
-    def __init__(
-        self,
-        temperature=0.07,
-        learn_scale=True,
-        min_scale=0.01,
-        max_scale=100.0,
-        momentum: float = 0.995,  # EMA decay of the momentum towers
-        distill_alpha: float = 0.4,  # weight of the soft targets
-    ):
-        super().__init__(temperature, learn_scale, min_scale, max_scale)
-        if not (0 <= momentum < 1 and 0 <= distill_alpha <= 1):
-            raise ValueError(
-                f"objective.momentum must lie in [0, 1) and objective.distill_alpha in [0, 1], "
-                f"got {momentum} and {distill_alpha}"
-            )
-        self.momentum, self.distill_alpha = momentum, distill_alpha
+    @dataclass
+    class Settings(InfoNCE.Settings):
+        name: str = opt("momentum", "InfoNCE against soft targets of EMA towers (ALBEF's momentum distillation)")
+        momentum: float = opt(0.995, "EMA decay of the momentum towers (ALBEF: 0.995)", ge=0, lt=1)
+        distill_alpha: float = opt(0.4, "weight of the EMA soft targets against one-hot (ALBEF: 0.4)", ge=0, le=1)
 
-    def forward(self, P, R, mask=None, P_m=None, R_m=None, negatives=None, N_m=None):  # N_m: the EMA's negatives
-        if P_m is None or R_m is None:
-            return super().forward(P, R, mask, negatives)
+    needs_ema = True
+
+    def __init__(self, settings=None, **fields):
+        super().__init__(settings, **fields)
+        m, a = self.settings.momentum, self.settings.distill_alpha
+        if not (0 <= m < 1 and 0 <= a <= 1):
+            raise ValueError(
+                f"objective.momentum must lie in [0, 1) and objective.distill_alpha in [0, 1], got {m} and {a}"
+            )
+
+    @property
+    def ema_decay(self) -> float:
+        return self.settings.momentum
+
+    def forward(self, P, R, mask=None, negatives=None, shard=None, ema=None):  # ema: (P_m, R_m) or (P_m, R_m, N_m)
+        if ema is None:  # without the EMA towers' embeddings (at evaluation): InfoNCE
+            return super().forward(P, R, mask, negatives, shard)
+        P_m, R_m, N_m = (*ema, None)[:3]
         if (negatives is None) != (N_m is None):
-            raise ValueError("momentum distillation with hard negatives needs the EMA towers' negatives too (N_m)")
-        B, (C, wide) = len(P), with_negatives(R, negatives, mask)
-        logits = masked_logits(self.logits(P, C), wide)
+            raise ValueError("momentum distillation with hard negatives needs the EMA towers' negatives too")
+        B, (C, wide), a = len(P), with_negatives(R, negatives, mask), self.settings.distill_alpha
+        C_m = with_negatives(R_m, N_m)[0]
+        if shard is None:
+            logits = masked_logits(self.logits(P, C), wide)
+            with torch.no_grad():
+                teacher = masked_logits(self.logits(P_m, C_m), wide)
+            t = slice(None, B)  # review→passage: the reviews' columns only
+            return (soft_target_loss(logits, teacher, a) + soft_target_loss(logits[:, t].T, teacher[:, t].T, a)) / 2
+        rows, (own, back) = shard.rows, _own_masks(wide, shard.rows)
+        p2r, r2p = masked_logits(self.logits(P[rows], C), own), masked_logits(self.logits(P, R[rows]).T, back)
         with torch.no_grad():
-            teacher = masked_logits(self.logits(P_m, with_negatives(R_m, N_m)[0]), wide)
-        a, tmask = self.distill_alpha, slice(None, B)  # review→passage: the reviews' columns only
-        return (soft_target_loss(logits, teacher, a) + soft_target_loss(logits[:, tmask].T, teacher[:, tmask].T, a)) / 2
+            t_p2r = masked_logits(self.logits(P_m[rows], C_m), own)
+            t_r2p = masked_logits(self.logits(P_m, R_m[rows]).T, back)
+        share = soft_target_loss(p2r, t_p2r, a, rows.start) + soft_target_loss(r2p, t_r2p, a, rows.start)
+        return share * shard.size / (2 * B)  # soft_target_loss is a mean over this rank's rows
 
 # %% ../nbs/11_objectives.ipynb #c046
 def _siglip_rows(Pb: torch.Tensor, R: torch.Tensor, t, b, start: torch.Tensor, drop: torch.Tensor | None):
@@ -461,73 +492,81 @@ def siglip_loss(
 class SigLIP(InfoNCE):
     "SigLIP: a sigmoid loss per pair with a learnable scale (clamped as InfoNCE's) and bias; optionally blockwise."
 
-    def __init__(
-        self,
-        temperature: float = 0.1,  # initial temperature: t starts at 1 / temperature (the paper: 10)
-        learn_scale: bool = True,  # a trainable scale and bias (else fixed ones)
-        min_scale: float = 0.01,  # lower bound of the scale
-        max_scale: float = 100.0,  # upper bound of the scale
-        siglip_bias: float = -10.0,  # initial bias b
-        siglip_block: int | None = None,  # passages per recomputed block of the logits (None: one block)
-    ):
-        super().__init__(temperature, learn_scale, min_scale, max_scale)
-        self.bias = nn.Parameter(torch.tensor(float(siglip_bias)), requires_grad=learn_scale)
-        self.block = siglip_block
+    @dataclass
+    class Settings(InfoNCE.Settings):
+        name: str = opt("siglip", "SigLIP's sigmoid loss per pair (Zhai et al. 2023)")
+        temperature: float = opt(
+            0.1, "initial temperature: the scale t starts at 1 / temperature (the paper: 10)", gt=0
+        )
+        siglip_bias: float = opt(-10.0, "initial bias b of every pair's logit (Zhai et al. 2023: -10)")
+        siglip_block: Optional[int] = opt(
+            None, "passages per block of the B×B logits, each block recomputed in the backward (None: one)", ge=1
+        )
+
+    def __init__(self, settings=None, **fields):
+        super().__init__(settings, **fields)
+        self.bias = nn.Parameter(
+            torch.tensor(float(self.settings.siglip_bias)), requires_grad=self.settings.learn_scale
+        )
 
     def logits(self, P: torch.Tensor, R: torch.Tensor) -> torch.Tensor:
         "(B, B) pair logits t·cos + b, in float32 (ranked as InfoNCE's for accuracy and retrieval)."
         return super().logits(P, R) + self.bias
 
-    def forward(self, P: torch.Tensor, R: torch.Tensor, mask: torch.Tensor | None = None, negatives=None):
+    def forward(self, P, R, mask=None, negatives=None, shard=None, ema=None):
         dt = torch.promote_types(P.dtype, torch.float32)  # at least float32 (bf16 embeddings under autocast)
         C, mask = with_negatives(R, negatives, mask)  # negatives: more pairs with z = −1
         P, C = F.normalize(P.to(dt), dim=-1), F.normalize(C.to(dt), dim=-1)
-        return siglip_loss(P, C, self.scale.to(dt), self.bias.to(dt), mask, self.block)
+        rows = None if shard is None else shard.rows  # a rank's share: its passages' terms, over every review
+        return siglip_loss(P, C, self.scale.to(dt), self.bias.to(dt), mask, self.settings.siglip_block, rows)
 
 # %% ../nbs/11_objectives.ipynb #c051
-_DELEGATED = (
-    "logits",
-    "scale",
-    "clamp_",
-    "momentum",
-    "distill_alpha",
-)  # the wrapped objective's, on the whole embedding
-
-
-class Matryoshka(nn.Module):
-    "Σ_d w_d · objective(P[..., :d], R[..., :d], mask): any objective over nested leading prefixes of the embedding."
+class Matryoshka(Objective):
+    "Σ_d w_d · objective(P[..., :d], R[..., :d], …): any objective over nested leading prefixes of the embedding."
 
     def __init__(
         self,
-        objective: Callable,  # any objective of the contract
+        objective: Objective,  # any objective
         dims: tuple,  # the prefix lengths, e.g. (384, 128, 64)
         weights: tuple | None = None,  # one weight per prefix (None: 1 each)
     ):
-        super().__init__()
+        super().__init__(objective.settings)
         self.objective, self.dims = objective, tuple(int(d) for d in dims)
         self.weights = tuple(float(w) for w in weights) if weights is not None else (1.0,) * len(self.dims)
         if not self.dims or min(self.dims) < 1 or len(self.weights) != len(self.dims):
             raise ValueError(f"matryoshka_dims={self.dims} need one weight each (got {self.weights}), all ≥ 1")
+        # what it can do is what its objective can do
+        self.ranks_candidates, self.needs_ema = objective.ranks_candidates, objective.needs_ema
+        self.reads_tokens, self.has_local = objective.reads_tokens, objective.has_local
+        self.registered_name = objective.label
 
-    def __getattr__(self, name: str):
-        try:
-            return super().__getattr__(name)
-        except AttributeError:
-            if name in _DELEGATED:
-                inner = self._modules["objective"] if "objective" in self._modules else self.__dict__["objective"]
-                return getattr(inner, name)
-            raise
+    def logits(self, P: torch.Tensor, R: torch.Tensor) -> torch.Tensor:
+        "The objective's logits, on the whole embedding."
+        return self.objective.logits(P, R)
 
-    def forward(self, P: torch.Tensor, R: torch.Tensor, mask: torch.Tensor | None = None, *extra, **named):
-        if max(self.dims) > P.shape[-1]:
-            raise ValueError(f"matryoshka_dims={self.dims} go beyond the embedding's {P.shape[-1]} dimensions")
+    @property
+    def scale(self):
+        return self.objective.scale
+
+    def clamp_(self) -> None:
+        self.objective.clamp_()
+
+    @property
+    def ema_decay(self):
+        return self.objective.ema_decay
+
+    def check_width(self, width: int) -> None:
+        "Refuse prefixes longer than an embedding of `width` dimensions."
+        if max(self.dims) > width:
+            raise ConfigValueError(
+                f"objective.matryoshka_dims={self.dims} go beyond the embedding's {width} dimensions"
+            )
+
+    def forward(self, P, R, mask=None, negatives=None, shard=None, ema=None):
+        self.check_width(P.shape[-1])
+        cut = lambda x, d: None if x is None else x[..., :d]  # noqa: E731  every embedding: the EMA's, the negatives'
         total = 0.0
-        for d, w in zip(self.dims, self.weights):  # every embedding cut, the EMA's and the negatives' included
-            cut = [x[..., :d] for x in (P, R, *extra)]
-            kw = {k: v[..., :d] if isinstance(v, torch.Tensor) else v for k, v in named.items()}
-            if extra:
-                loss = self.objective(*cut[:2], mask, *cut[2:], **kw)
-            else:
-                loss = objective_loss(self.objective, *cut[:2], mask, **kw)
-            total = total + w * loss
+        for d, w in zip(self.dims, self.weights):
+            e = None if ema is None else tuple(cut(x, d) for x in ema)
+            total = total + w * self.objective(cut(P, d), cut(R, d), mask, cut(negatives, d), shard, e)
         return total

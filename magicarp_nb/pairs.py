@@ -21,8 +21,9 @@ from .corpora import extract_stdlib_pairs
 from .sources import check_text_column, read_dataset
 
 # %% auto #0
-__all__ = ['PAIR_PIPELINES', 'register_pair_pipeline', 'stdlib_pipeline', 'table_pipeline', 'PairSplits', 'clean_pairs',
-           'in_validation', 'load_pairs', 'duplicate_mask', 'negative_mask', 'pad_ids', 'TokenizedPairs', 'MLMMasking']
+__all__ = ['PAIR_PIPELINES', 'register_pair_pipeline', 'COLLATORS', 'register_collator', 'stdlib_pipeline', 'table_pipeline',
+           'PairSplits', 'clean_pairs', 'in_validation', 'load_pairs', 'duplicate_mask', 'negative_mask', 'pad_ids',
+           'TokenizedPairs', 'MLMMasking', 'SpanCrop', 'crop_collator']
 
 # %% ../nbs/05b_pairs.ipynb #c006
 PAIR_PIPELINES: dict[str, Callable] = {}
@@ -351,3 +352,51 @@ class MLMMasking:
     def __call__(self, batch: dict, indices: list) -> dict:
         g = _seeded_generator("mlm", self.seed, list(indices))
         return {**batch, "passage_mlm": self.mask(batch["passage"], g), "review_mlm": self.mask(batch["review"], g)}
+
+# %% ../nbs/05b_pairs.ipynb #c032c
+COLLATORS: dict[str, Callable] = {}
+"Pair collators by name (`data.collators`): a factory `f(tokenizer, seed) -> collator (batch, indices) -> batch`."
+register_collator = registrar(COLLATORS)
+
+
+class SpanCrop:
+    "A pair collator keeping a random contiguous span of each passage's tokens (Contriever's independent cropping)."
+
+    def __init__(
+        self,
+        pad_id: int,  # the tokenizer's padding id
+        seed: int = 0,  # with the batch's indices, seeds the draws
+        min_ratio: float = 0.1,  # the shortest span kept, as a share of the passage's tokens
+        max_ratio: float = 0.5,  # the longest
+    ):
+        if not 0 < min_ratio <= max_ratio <= 1:
+            raise ValueError(f"crop ratios must satisfy 0 < min_ratio ≤ max_ratio ≤ 1, got {min_ratio}, {max_ratio}")
+        self.pad_id, self.seed, self.ratios = pad_id, seed, (min_ratio, max_ratio)
+
+    def crop(self, ids: torch.Tensor, n: int, g: torch.Generator) -> torch.Tensor:
+        "One text's `n` real ids (first and last special) cut to a random span of its inner tokens."
+        inner = n - 2
+        if inner < 2:
+            return ids[:n]
+        share = self.ratios[0] + (self.ratios[1] - self.ratios[0]) * float(torch.rand(1, generator=g))
+        k = max(1, round(share * inner))
+        start = 1 + int(torch.randint(0, inner - k + 1, (1,), generator=g))
+        return torch.cat([ids[:1], ids[start : start + k], ids[n - 1 : n]])
+
+    def __call__(self, batch: dict, indices: list) -> dict:
+        g = _seeded_generator("crop", self.seed, list(indices))
+        side = batch["passage"]
+        lengths = side["attention_mask"].sum(1).tolist()
+        rows = [self.crop(ids, n, g) for ids, n in zip(side["input_ids"], lengths)]
+        width = max(len(r) for r in rows)
+        ids = torch.full((len(rows), width), self.pad_id, dtype=side["input_ids"].dtype)
+        for i, r in enumerate(rows):
+            ids[i, : len(r)] = r
+        mask = torch.arange(width)[None] < torch.tensor([len(r) for r in rows])[:, None]
+        return {**batch, "passage": {**side, "input_ids": ids, "attention_mask": mask.to(side["attention_mask"].dtype)}}
+
+
+@register_collator("crop")
+def crop_collator(tokenizer, seed: int) -> SpanCrop:
+    "Contriever's independent cropping of the passages, seeded by the run's seed."
+    return SpanCrop(tokenizer.pad_token_id or 0, seed)

@@ -9,8 +9,8 @@ import torch
 from tqdm.auto import tqdm
 
 from .pairs import TokenizedPairs, pad_ids
-from .objectives import contrastive_accuracy, masked_logits, objective_logits, objective_loss
-from .objectives import late_interaction_logits, token_mask
+from .candidates import contrastive_accuracy, masked_logits
+from .candidates import late_interaction_logits, token_mask
 
 # %% auto #0
 __all__ = ['late_interaction_scores', 'retrieval_metrics', 'encode_ids', 'encode_texts', 'evaluate_pairs']
@@ -152,8 +152,8 @@ def evaluate_pairs(
     "`eval_loss`, `eval_accuracy`, `eval_`-prefixed R@k and MRR both ways, and `eval_d{d}_`-prefixed ones per prefix."
     P = encode_ids(model.passage_encoder, pairs.passage_ids, pairs.pad_id, batch_size, progress)
     R = encode_ids(model.review_encoder, pairs.review_ids, pairs.pad_id, batch_size, progress)
-    prefixes = _shorter_prefixes(getattr(model.objective, "dims", None) if dims is None else dims, P.shape[-1])
-    owned = list(model.objective.parameters()) if isinstance(model.objective, torch.nn.Module) else []
+    prefixes = _shorter_prefixes(model.objective.dims if dims is None else dims, P.shape[-1])
+    owned = list(model.objective.parameters())
     device = owned[0].device if owned else P.device
     losses, accs, weights = [], [], []
     order = torch.randperm(len(P), generator=torch.Generator().manual_seed(seed)).tolist()
@@ -163,8 +163,8 @@ def evaluate_pairs(
             continue
         mask = pairs.collate(idx)["duplicates"].to(device)
         Pc, Rc = P[idx].to(device), R[idx].to(device)
-        losses.append(float(objective_loss(model.objective, Pc, Rc, mask)))
-        accs.append(contrastive_accuracy(masked_logits(objective_logits(model.objective, Pc, Rc), mask))["accuracy"])
+        losses.append(float(model.objective(Pc, Rc, mask)))
+        accs.append(contrastive_accuracy(masked_logits(model.objective.logits(Pc, Rc), mask))["accuracy"])
         weights.append(len(idx))
     total = sum(weights)
     out = {

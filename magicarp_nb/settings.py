@@ -9,6 +9,7 @@ import argparse
 import copy
 import dataclasses
 import difflib
+import importlib
 import inspect
 import math
 import os
@@ -17,21 +18,21 @@ import shlex
 import types
 import typing
 from dataclasses import field, fields, is_dataclass
-from typing import Any, Literal, Union
+from typing import Any, ClassVar, Literal, Union
 
 import yaml
 from fastcore.docments import docments
 
 # %% auto #0
 __all__ = ['positive_int', 'opt', 'ConfigKeyError', 'ConfigTypeError', 'ConfigValueError', 'range_text', 'check_range',
-           'type_name', 'default_of', 'from_dict', 'to_dict', 'parse_overrides', 'apply_overrides', 'registrar',
-           'check_name', 'comma_list', 'whole', 'positions_arg', 'positive_float', 'shard_arg', 'cutoffs_arg',
-           'layers_arg', 'extra_arg', 'key_value_arg', 'executor_params', 'add_arguments', 'call_with',
+           'VariantSection', 'type_name', 'default_of', 'from_dict', 'to_dict', 'parse_overrides', 'apply_overrides',
+           'registrar', 'check_name', 'comma_list', 'whole', 'positions_arg', 'positive_float', 'shard_arg',
+           'cutoffs_arg', 'layers_arg', 'extra_arg', 'key_value_arg', 'executor_params', 'add_arguments', 'call_with',
            'changed_options', 'cli_words']
 
 # %% ../nbs/00_settings.ipynb #c006
 def opt(
-    default: Any,  # the default value (lists, dicts and dataclasses are copied per instance)
+    default: Any,  # the default (lists, dicts, dataclasses copied per instance; a VariantSection class: its default)
     help: str,  # one line shown by `config_table` and in error messages
     inf_ok: bool = False,  # whether ±inf is a valid value of this float field (NaN never is)
     **bounds,  # the allowed range of a number (or of each number of a tuple): ge, gt, le, lt
@@ -40,6 +41,8 @@ def opt(
     if set(bounds) - set(_BOUNDS):
         raise TypeError(f"opt() bounds are {list(_BOUNDS)}, got {sorted(set(bounds) - set(_BOUNDS))}")
     meta = {"help": help, "bounds": bounds, "inf_ok": inf_ok}
+    if isinstance(default, type) and issubclass(default, VariantSection):  # resolved when a config is made
+        return field(default_factory=default.default_variant, metadata=meta)
     if isinstance(default, (list, dict, tuple)) or is_dataclass(default):
         return field(default_factory=lambda: copy.deepcopy(default), metadata=meta)
     return field(default=default, metadata=meta)
@@ -90,6 +93,54 @@ def _check_field(f, value, tp, name: str):
     "`value` converted to annotation `tp` of dataclass field `f` and checked against its range."
     meta = f.metadata
     return check_range(_coerce(value, tp, name), meta.get("bounds", {}), name, meta.get("inf_ok", False))
+
+# %% ../nbs/00_settings.ipynb #c006b
+_VARIANTS: dict[str, dict] = {}  # provider -> its variants
+
+
+class VariantSection:
+    """Mixin of a config section whose fields depend on its `name`: each name is a dataclass subclass, registered
+    where it is defined. The base names the module that registers its variants (`provider`), imported the first time
+    a name is looked up, so that a config loads whoever imported what."""
+
+    variants: ClassVar[dict] = {}  # name -> variant class, one dict per base (per provider)
+    provider: ClassVar[str] = ""  # the module whose import registers the variants
+
+    def __init_subclass__(cls, provider: str | None = None, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if provider is not None:  # a new base; a base declared again (a notebook's copy) shares its provider's
+            cls.variants, cls.provider = _VARIANTS.setdefault(provider, {}) if provider else {}, provider
+
+    @classmethod
+    def accepts(cls, value) -> bool:
+        "Whether `value` is a variant of this base (or of a copy of it with the same provider)."
+        return isinstance(value, cls) or (bool(cls.provider) and getattr(value, "provider", None) == cls.provider)
+
+    @classmethod
+    def register(cls, variant: type) -> type:
+        "Register dataclass `variant` (a subclass of this base) under the default of its `name` field."
+        if not (isinstance(variant, type) and issubclass(variant, cls) and is_dataclass(variant)):
+            raise TypeError(f"{variant!r} is not a dataclass subclass of {cls.__name__}")
+        name = default_of(next(f for f in fields(variant) if f.name == "name"))
+        cls.variants[name] = variant
+        return variant
+
+    @classmethod
+    def variant(cls, name: str, key: str = "name") -> type:
+        "The class registered under `name`; else a `ConfigValueError` naming the config `key` and every name."
+        if name not in cls.variants and cls.provider:
+            importlib.import_module(cls.provider)  # registers the variants (a plugin registry, looked up lazily)
+        return cls.variants[check_name(name, cls.variants, key)]
+
+    @classmethod
+    def default_variant(cls):
+        "A fresh instance of the variant named by the base's own `name` default."
+        return cls.variant(default_of(next(f for f in fields(cls) if f.name == "name")))()
+
+    @classmethod
+    def owners(cls, key: str) -> list[str]:
+        "The names whose variant has a field `key` (for an error about a key of another variant)."
+        return sorted(n for n, v in cls.variants.items() if key in {f.name for f in fields(v)})
 
 # %% ../nbs/00_settings.ipynb #c008
 _TRUE, _FALSE = {"true", "yes", "on", "1"}, {"false", "no", "off", "0"}
@@ -146,9 +197,12 @@ def _to_literal(value, tp, name):
 
 
 def _to_dataclass(value, tp, name):
-    if isinstance(value, tp):
+    if isinstance(value, tp) or (issubclass(tp, VariantSection) and tp.accepts(value)):
         return value
     if isinstance(value, dict):
+        if issubclass(tp, VariantSection):  # the section's class follows its name (else the base's default name)
+            given = value.get("name", default_of(next(f for f in fields(tp) if f.name == "name")))
+            tp = tp.variant(_coerce(given, str, name + ".name"), name + ".name")
         return from_dict(tp, value, prefix=name + ".")
     raise _Mismatch()
 
@@ -224,10 +278,14 @@ def _converter(tp):
     return _SCALARS.get(tp)
 
 # %% ../nbs/00_settings.ipynb #c012
-def _unknown_key(key, valid: list[str], prefix: str = "") -> ConfigKeyError:
+def _unknown_key(key, valid: list[str], prefix: str = "", section=None) -> ConfigKeyError:
     key = str(key)  # a YAML key may be a number
     close = difflib.get_close_matches(key, valid, n=1, cutoff=0.5)
     hint = f"; did you mean '{prefix}{close[0]}'?" if close else ""
+    if isinstance(section, type) and issubclass(section, VariantSection) and section.owners(key):
+        this = default_of(next(f for f in fields(section) if f.name == "name"))
+        owners = " or ".join(f"{prefix}name={n}" for n in section.owners(key))
+        hint = f"; it is a setting of {owners}, not of {prefix}name={this};"
     return ConfigKeyError(
         f"unknown config key '{prefix}{key}'{hint} valid keys: " + ", ".join(prefix + v for v in valid)
     )
@@ -251,7 +309,7 @@ def from_dict(
     kwargs = {}
     for key, value in data.items():
         if key not in known:
-            raise _unknown_key(key, list(known), prefix)
+            raise _unknown_key(key, list(known), prefix, cls)
         value = _check_field(known[key], value, hints[key], prefix + key)
         if isinstance(value, dict) and isinstance(default_of(known[key]), dict):  # a mapping merges key by key
             value = {**default_of(known[key]), **value}
@@ -303,22 +361,37 @@ def _set_key(node, part: str, value, prefix: str, key: str, rest: list) -> None:
     setattr(node, part, {**old, **value} if isinstance(old, dict) and isinstance(value, dict) else value)
 
 
+def _switched(old, name, prefix: str):
+    "Section `old` as the variant `name`: fields set away from their defaults and known to it are kept."
+    new = type(old).variant(_coerce(name, str, prefix + "name"), prefix + "name")
+    known = {f.name for f in fields(new)}
+    kept = {f.name: getattr(old, f.name) for f in fields(old) if f.name in known and f.name != "name"}
+    kept = {k: v for k, v in kept.items() if v != default_of(next(f for f in fields(old) if f.name == k))}
+    return from_dict(new, {**kept, "name": name}, prefix)
+
+
 def apply_overrides(
     cfg,  # a config dataclass instance
     overrides,  # dict, list of 'a.b=v' strings, or one string of them
 ):
-    "A copy of `cfg` with dotted `overrides` applied and validated; a mapping merges into the one it overrides."
+    """A copy of `cfg` with dotted `overrides` applied and validated; a mapping merges into the one it overrides. A
+    variant section's `name` is set first (`objective.name=cloob objective.hopfield_beta=3` in either order)."""
     cfg = copy.deepcopy(cfg)
-    for key, value in parse_overrides(overrides).items():
+    items = sorted(parse_overrides(overrides).items(), key=lambda kv: not kv[0].endswith(".name"))
+    for key, value in items:
         parts, node, prefix = key.split("."), cfg, ""
         for i, part in enumerate(parts):
             names = [f.name for f in fields(node) if f.init]
             if part not in names:
-                raise _unknown_key(part, names, prefix)
-            if i == len(parts) - 1 or not is_dataclass(getattr(node, part)):
+                raise _unknown_key(part, names, prefix, type(node))
+            sub = getattr(node, part)
+            if isinstance(sub, VariantSection) and parts[i + 1 :] == ["name"]:  # another variant: another class
+                setattr(node, part, _switched(sub, value, prefix + part + "."))
+                break
+            if i == len(parts) - 1 or not is_dataclass(sub):
                 _set_key(node, part, value, prefix, key, parts[i + 1 :])
                 break
-            node, prefix = getattr(node, part), prefix + part + "."
+            node, prefix = sub, prefix + part + "."
     return cfg
 
 # %% ../nbs/00_settings.ipynb #c021

@@ -71,7 +71,9 @@ PUBLISHED = re.compile(
 )
 # the README, read on a code host where no site is published, keeps documented names as code rather than links that
 # lead nowhere there
-SITE_LINK = re.compile(r"\[(`[^`\]]+`)\]\((?:https?://magicarp-nb\.github\.io/magicarp_nb)?/[\w-]+\.html(?:#[^)\s]*)?\)")
+SITE_LINK = re.compile(
+    r"\[(`[^`\]]+`)\]\((?:https?://magicarp-nb\.github\.io/magicarp_nb)?/[\w-]+\.html(?:#[^)\s]*)?\)"
+)
 MATHJAX_NPM = "mathjax@3.2.2"
 MATHJAX_CDN = "https://cdn.jsdelivr.net/npm/mathjax@3.2.2/es5/tex-svg.js"
 PARTS = [  # (sidebar heading, which notebooks)
