@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
 import warnings
 from pathlib import Path
@@ -18,7 +19,7 @@ import torch
 import torch.nn.functional as F
 
 from .embeddings import embedding_shards
-from .runfiles import LOCK_NAME, atomic_write, run_lock
+from .runfiles import LOCK_NAME, atomic_write, check_out_folder, run_lock
 
 # %% auto #0
 __all__ = ['BeirSet', 'read_beir', 'pairs_as_beir', 'write_beir', 'trec_order', 'ir_metrics', 'top_k', 'faiss_top_k',
@@ -59,7 +60,7 @@ def _read_jsonl(path: Path, what: str) -> dict:
             out[key] = " ".join(t for t in (str(row.get("title") or "").strip(), str(row["text"])) if t)
     return out
 
-
+# %% ../nbs/17b_beir.ipynb #c041
 def _read_qrels(path: Path) -> dict:
     "`{qid: {docid: grade}}` of a BEIR qrels file (tab-separated, a header line, integer grades)."
     if not path.is_file():
@@ -73,12 +74,29 @@ def _read_qrels(path: Path) -> dict:
                 continue  # the header
             if not line.strip():
                 continue
-            if len(parts) != 3 or not parts[2].lstrip("-").isdigit():
-                raise ValueError(f"{path}:{n}: a qrels line is 'query-id<TAB>corpus-id<TAB>integer score'")
+            if len(parts) != 3 or not re.fullmatch(r"-?[0-9]+", parts[2]):
+                raise ValueError(f"{path}:{n}: a qrels line is 'query-id<TAB>corpus-id<TAB>integer score', got "
+                                 f"{line.rstrip()[:80]!r}")  # fmt: skip
             if parts[1] in qrels.get(parts[0], {}):
                 raise ValueError(f"{path}:{n}: query {parts[0]!r} judges document {parts[1]!r} a second time")
             qrels.setdefault(parts[0], {})[parts[1]] = int(parts[2])
+    if not qrels:
+        raise ValueError(f"{path} holds no judgements (it is empty, or a header only): a BEIR qrels file has one "
+                         "line 'query-id<TAB>corpus-id<TAB>integer score' per judgement")  # fmt: skip
     return qrels
+
+
+def _warn_unmeetable(qrels: dict, path: Path) -> None:
+    "Warn of queries that no ranking can score: none of their documents relevant, or only one with their own id."
+    unjudged = sorted(q for q, docs in qrels.items() if not any(g > 0 for g in docs.values()))
+    if unjudged:
+        warnings.warn(f"{path}: {len(unjudged)} of the {len(qrels)} queries have no document graded above 0 (e.g. "
+                      f"{unjudged[:3]}): they count as zero in every measure", stacklevel=3)  # fmt: skip
+    own = sorted(q for q, docs in qrels.items() if docs.get(q, 0) > 0)
+    if own:
+        warnings.warn(f"{path}: {len(own)} of the {len(qrels)} queries judge relevant the document with their own id "
+                      f"(e.g. {own[:3]}); the search leaves that document out of their results (BEIR's "
+                      "ignore_identical_ids), so those judgements count as misses", stacklevel=3)  # fmt: skip
 
 
 def read_beir(folder, split: str = "test") -> BeirSet:
@@ -91,6 +109,7 @@ def read_beir(folder, split: str = "test") -> BeirSet:
         if unknown:
             raise ValueError(f"{folder}/qrels/{split}.tsv names {len(unknown)} ids that {side} does not have, "
                              f"e.g. {unknown[:3]}")  # fmt: skip
+    _warn_unmeetable(qrels, folder / "qrels" / f"{split}.tsv")
     return BeirSet(corpus, {q: queries[q] for q in qrels}, qrels)
 
 # %% ../nbs/17b_beir.ipynb #c007
@@ -123,7 +142,7 @@ def write_beir(
     force: bool = False,  # replace what the folder holds
 ) -> Path:
     "Write `beir` as a BEIR folder: locked before the first write, written aside, then moved in (qrels last)."
-    folder = Path(folder).expanduser().absolute()
+    folder = check_out_folder(folder)  # never into a run or a checkpoint, whatever `force` says
     with run_lock(folder, f"writing a BEIR set into {folder.name}"):
         held = sorted(p.name for p in folder.iterdir() if p.name != LOCK_NAME)
         if held and not force:

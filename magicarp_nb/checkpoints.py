@@ -389,6 +389,19 @@ def checkpoint_spec(which: str) -> str:
     return which
 
 
+def _newest(run: Path) -> Path:
+    "The newest checkpoint folder of `run` that holds anything, refused by name when it fails the cheap check."
+    folders = [p for p in checkpoint_folders(run) if not p.is_dir() or any(p.iterdir())]  # an empty one: never written
+    if not folders:
+        raise FileNotFoundError(f"{run} has no checkpoints; train it first")
+    if problem := checkpoint_problem(folders[-1]):
+        sound = [p.name for p in folders[:-1] if checkpoint_problem(p) is None]
+        older = f"{sound[-1]} is the newest sound one: name it" if sound else "no older one is sound"
+        raise CheckpointError(f"the run's newest checkpoint {folders[-1]} cannot be used: {problem}; 'last' and "
+                              f"'best' never take an older one in its place ({older})")  # fmt: skip
+    return folders[-1]
+
+
 def resolve_checkpoint(
     run_dir,  # a run folder
     which="last",  # 'last', 'best' (`train.save_best`), a step (193 or '193'), a folder name in the run, or a path
@@ -397,19 +410,18 @@ def resolve_checkpoint(
     run = Path(run_dir)
     if not run.is_dir():
         raise FileNotFoundError(f"run folder {run} does not exist")
-    if which == "best":
-        return best_checkpoint(run)
-    if which == "last":
-        cks = list_checkpoints(run)
-        if not cks:
-            raise FileNotFoundError(f"{run} has no checkpoints; train it first")
-        return cks[-1]
+    if which in ("last", "best"):
+        newest = _newest(run)  # the record of the best step is the newest checkpoint's
+        return newest if which == "last" else best_checkpoint(run)
     ck = run / checkpoint_name(int(which)) if re.fullmatch(r"\d+", str(which)) else Path(which)
     ck = ck if ck.is_absolute() or len(ck.parts) > 1 else run / ck
     if not ck.is_dir():
         names = [c.name for c in checkpoint_folders(run)]
         rest = "choose one of them" if names else "train it first"
         raise FileNotFoundError(f"{run} has no checkpoint {str(which)!r} (it has {names or 'none'}); {rest}")
+    if ck.resolve().parent != run.resolve():  # its evaluation would be written into this run, under this run's name
+        raise ValueError(f"{ck} is not a checkpoint of {run} (it lies in {ck.resolve().parent}): name one of the "
+                         "run's own checkpoints, or give the run it belongs to")  # fmt: skip
     if problem := checkpoint_problem(ck):
         raise CheckpointError(f"checkpoint {ck} cannot be used: {problem}")
     return ck
@@ -417,13 +429,13 @@ def resolve_checkpoint(
 
 def select_checkpoints(run_dir, which="last") -> list[Path]:
     "Checkpoints of a run: 'last', 'all', 'best' (`train.save_best`), or comma-separated steps ('193,386')."
+    if which in ("last", "best"):
+        return [resolve_checkpoint(run_dir, which)]
     if not Path(run_dir).is_dir():
         raise FileNotFoundError(f"run folder {run_dir} does not exist")
     cks = list_checkpoints(run_dir)
     if not cks:
         raise FileNotFoundError(f"{run_dir} has no checkpoints; train it first")
-    if which in ("last", "best"):
-        return [resolve_checkpoint(run_dir, which)]
     if which == "all":
         return cks
     steps = {int(x) for x in checkpoint_spec(str(which)).split(",")}

@@ -16,7 +16,7 @@ from .carp import load_carp
 from .carp_eval import carp_checkpoint
 from .checkpoints import read_train_state, recorded_sha256
 from .encoders import DirectProjection
-from .runfiles import LOCK_NAME, atomic_write, run_lock
+from .runfiles import LOCK_NAME, atomic_write, check_out_folder, run_lock
 
 # %% auto #0
 __all__ = ['sentence_transformers_modules', 'export_sentence_transformers']
@@ -106,15 +106,13 @@ def _card(run: Path, ck: Path, cfg, tower: str, mods: list) -> str:
 # %% ../nbs/18c_export.ipynb #c008
 def export_sentence_transformers(
     run_dir,  # a CARP run folder
-    out,  # a new or empty folder
+    out,  # a new or empty folder, outside every run and checkpoint
     checkpoint: str = "last",  # 'last', 'best', a step, or a checkpoint folder name
     force: bool = False,  # replace what `out` holds
 ) -> list[Path]:
     "Write the run's tower(s) as sentence-transformers folders (`out`, or `out/passage` and `out/review`)."
-    run, out = Path(run_dir), Path(out).expanduser().absolute()
-    inside = run.absolute()
-    if out == inside or out in inside.parents or inside in out.parents:
-        raise ValueError(f"out={out} overlaps the run folder {inside}: export into a folder of its own")
+    run = Path(run_dir)
+    out = check_out_folder(out, {"the run": run})  # `..` and links resolved: never the run, in it or above it
     ck, cfg = carp_checkpoint(run, checkpoint, verify=True)  # every file against its sha256, before any use
     model, tok, max_length = load_carp(ck)
     towers = {"shared": model.passage_encoder} if model.shared else {
@@ -136,7 +134,7 @@ def export_sentence_transformers(
             folders.append(final)
         shutil.rmtree(tmp / "backbone")
         for p in held:
-            shutil.rmtree(out / p) if (out / p).is_dir() else (out / p).unlink()
+            shutil.rmtree(out / p) if (out / p).is_dir() and not (out / p).is_symlink() else (out / p).unlink()
         for p in sorted(tmp.iterdir(), key=lambda p: p.name == "modules.json"):  # loadable once modules.json is in
             p.rename(out / p.name)
         tmp.rmdir()

@@ -217,11 +217,25 @@ def load_reference(
     path,  # a CSV with the paper's columns (e.g. Linguistic Collapse's lc-2024_10_24.csv)
 ) -> pd.DataFrame:
     "A published collapse table, with `depth`, `width` (from names like `02x0768_01d@0`) and `agreement` added."
-    ref = pd.read_csv(path)
+    try:  # blank lines kept (as empty rows, dropped below): row i is line i + 2 of the file
+        ref = pd.read_csv(path, skip_blank_lines=False)
+    except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as e:
+        raise ValueError(f"{path} is not a CSV table ({type(e).__name__}: {str(e).strip()})") from None
     missing = [c for c in PAPER_COLUMNS if c not in ref]
     if missing:
         raise ValueError(f"{path} lacks the columns {missing} of an analysis table")
-    arch = pd.DataFrame([parse_run_name(m) for m in ref["model"]], index=ref.index)
+    for col in PAPER_COLUMNS[1:]:  # every column but the model's name is a number, or empty
+        numbers = pd.to_numeric(ref[col], errors="coerce")
+        bad = (numbers.isna() & ref[col].notna()).to_numpy().nonzero()[0]
+        if len(bad):
+            i = int(bad[0])
+            raise ValueError(f"{path}:{i + 2}: column {col!r} holds {ref[col].iloc[i]!r}, not a number (model "
+                             f"{ref['model'].iloc[i]!r}; {len(bad)} such rows)")  # fmt: skip
+        ref[col] = numbers
+    ref = ref.dropna(how="all").reset_index(drop=True)
+    if ref.empty:
+        raise ValueError(f"{path} has the columns of an analysis table but no rows: give the published table itself")
+    arch = pd.DataFrame([parse_run_name(m if isinstance(m, str) else "") for m in ref["model"]], index=ref.index)
     ref["depth"], ref["width"] = arch["depth"], arch["width"]
     ref["agreement"] = ref["hits"] / (ref["hits"] + ref["misses"])
     return ref

@@ -26,7 +26,7 @@ from .checkpoints import recorded_sha256, verify_checkpoint
 from .config import CarpConfig, load_config
 from .pairs import PairSplits, load_pairs
 from .retrieval import encode_texts
-from .runfiles import LOCK_NAME, atomic_write, has_checkpoints, run_lock
+from .runfiles import LOCK_NAME, atomic_write, check_out_folder, has_checkpoints, run_lock
 from .runtime import seed_everything
 from .settings import apply_overrides, parse_overrides, to_dict
 
@@ -147,6 +147,13 @@ def _pick(D, I, positive, start: int, knobs: dict, seed: int) -> tuple:
     return ids, np.where(found, np.take_along_axis(D, cols.clip(0), 1), np.nan)
 
 # %% ../nbs/19_mining.ipynb #c016
+def _check_settings(seed, block_size, batch_size=1) -> None:
+    "Refuse a seed or a size out of range, naming it (before anything is encoded)."
+    for name, value, least in (("seed", seed, 0), ("block_size", block_size, 1), ("batch_size", batch_size, 1)):
+        if not _whole(value) or value < least:
+            raise ValueError(f"{name}={value} must be a whole number ≥ {least}")
+
+
 def hard_negatives(
     P,  # (n, d) passage embeddings, one per train pair (normalised here)
     R,  # (m, d) candidate review embeddings (normalised here)
@@ -160,8 +167,7 @@ def hard_negatives(
 ) -> dict:
     "`negatives` (n, k): candidates, best first (-1: too few eligible); their cosine `scores`; each `positive` score."
     knobs = check_knobs(**knobs)
-    if not _whole(block_size) or block_size < 1:
-        raise ValueError(f"block_size={block_size} must be a whole number ≥ 1")
+    _check_settings(seed, block_size)
     P, R = (torch.as_tensor(E).float() for E in (P, R))
     if P.ndim != 2 or R.ndim != 2 or P.shape[1] != R.shape[1]:
         raise ValueError(f"mining scores one embedding per text: got {tuple(P.shape)} and {tuple(R.shape)} "
@@ -292,14 +298,14 @@ def _check_out(out: Path, force: bool) -> None:
                               "pass force=True to replace it, or choose another folder")  # fmt: skip
 
 
-def _check_inputs(out: Path, src: MiningSource, cfg) -> None:
-    "Refuse an `out` that holds what mining reads: the source's run or checkpoint, or the pairs' table."
-    reads = [Path(src.record[k]) for k in ("path", "checkpoint") if k in src.record]
+def _reads(src: MiningSource, cfg) -> dict:
+    "What a mining reads, by name (`runfiles.check_out_folder`): the source's run and checkpoint, the pairs' table."
+    reads = (
+        {"the source": src.record["path"], "its checkpoint": src.record["checkpoint"]} if "path" in src.record else {}
+    )
     if cfg is not None and cfg.data.pipeline == "table" and Path(cfg.data.source).expanduser().exists():
-        reads.append(Path(cfg.data.source).expanduser().resolve())
-    for p in reads:
-        if p == out.resolve() or out.resolve() in p.parents:
-            raise ValueError(f"out_dir {out} holds {p}, which this mining reads: choose another folder")
+        reads["the pairs' table"] = cfg.data.source
+    return reads
 
 # %% ../nbs/19_mining.ipynb #c033
 class Mined(NamedTuple):
@@ -346,7 +352,7 @@ def _mine(src: MiningSource, pairs: PairSplits, knobs: dict, settings: dict, bat
 def mine_negatives(
     source,  # a CARP run folder, a checkpoint folder, 'zero-shot', or a model with passage_encoder, review_encoder
     pairs: PairSplits | None = None,  # the pairs (None: `pairs.load_pairs` of the source's config)
-    out_dir=None,  # the folder of the mined table and mining.json (None: returned, not written)
+    out_dir=None,  # the table's folder, with mining.json, outside every run and input (None: returned, not written)
     num_negatives: int = 1,  # negatives per passage
     range_min: int = 0,  # skip this many of the most similar candidates
     range_max: int | None = None,  # only the range_max most similar candidates (None: all)
@@ -368,19 +374,16 @@ def mine_negatives(
 ) -> Mined:
     "Hard negatives of the train pairs among the train reviews, by `source`'s towers; the table written to `out_dir`."
     knobs = check_knobs(num_negatives, range_min, range_max, margin, relative_margin, max_score, sampling_strategy)
-    out = Path(out_dir).expanduser().absolute() if out_dir is not None else None
-    if out is not None and out.exists() and not out.is_dir():
-        raise FileExistsError(f"out_dir {out} is a file, not a folder")
+    _check_settings(seed, block_size, batch_size)
+    src = mining_source(source, config, overrides, checkpoint, tokenizer, max_length)
+    if pairs is None and src.cfg is None:
+        raise ValueError("a model as source mines the pairs given: pass pairs= (or config= to load them)")
+    given = pairs is not None
+    out = check_out_folder(out_dir, _reads(src, None if given else src.cfg)) if out_dir is not None else None
     with run_lock(out, f"mining into {out.name}") if out else contextlib.nullcontext():  # before the first write
         if out:
             _check_out(out, force)
-        src = mining_source(source, config, overrides, checkpoint, tokenizer, max_length)
-        if pairs is None and src.cfg is None:
-            raise ValueError("a model as source mines the pairs given: pass pairs= (or config= to load them)")
-        given = pairs is not None
         pairs = pairs if given else load_pairs(src.cfg.data)
-        if out:
-            _check_inputs(out, src, None if given else src.cfg)
         settings = {"seed": seed, "use_faiss": use_faiss, "block_size": block_size}
         dsd, counts = _mine(src, pairs, knobs, settings, batch_size, progress)
         _check_counts(counts, knobs, out)

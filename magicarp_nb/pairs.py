@@ -27,7 +27,7 @@ __all__ = ['PAIR_PIPELINES', 'register_pair_pipeline', 'COLLATORS', 'register_co
 
 # %% ../nbs/05b_pairs.ipynb #c006
 PAIR_PIPELINES: dict[str, Callable] = {}
-"Pair pipelines by name: `f(data_cfg) -> DatasetDict` with the columns `passage`, `review` and `group`."
+"Pair pipelines by name: `f(data_cfg) -> DatasetDict` with the columns `passage`, `review` and, optionally, `group`."
 register_pair_pipeline = registrar(PAIR_PIPELINES)
 
 
@@ -41,7 +41,7 @@ def stdlib_pipeline(cfg) -> datasets.DatasetDict:
 
 @register_pair_pipeline("table")
 def table_pipeline(cfg) -> datasets.DatasetDict:
-    "Pairs from the passage and review columns of a table (`cfg.source`), grouped by passage; labels optional."
+    "Pairs from the passage and review columns of a table (`cfg.source`), grouped by cleaned passage; labels optional."
     if not cfg.source:
         raise ValueError("data.pipeline=table needs data.source: a save_to_disk folder, a local file or a hub name")
     hint = "Set data.source to a save_to_disk folder or a local file, or use data.pipeline=stdlib."
@@ -67,8 +67,10 @@ def table_pipeline(cfg) -> datasets.DatasetDict:
         named = [(cfg.passage_column, "data.passage_column"), (cfg.review_column, "data.review_column")]
         for column, key in named + [(c, "data.negative_columns") for c in negatives]:
             check_text_column(ds, column, f"pairs {cfg.source!r} split '{split}'", key)
-        passages = [p or "" for p in ds[cfg.passage_column]]
-        cols = {"passage": passages, "review": [r or "" for r in ds[cfg.review_column]], "group": passages}
+        cols = {
+            "passage": [p or "" for p in ds[cfg.passage_column]],
+            "review": [r or "" for r in ds[cfg.review_column]],
+        }
         if cfg.label_column:  # labels are kept as text, so 3 and "3" are one class
             cols["label"] = ["" if x is None else str(x) for x in ds[cfg.label_column]]
         if negatives:  # one list of texts per pair, carried through cleaning like labels
@@ -95,10 +97,11 @@ def clean_pairs(
 ) -> tuple[datasets.Dataset, dict]:
     "Drop empty, too-short and duplicate pairs (texts and negatives stripped); returns the pairs kept and the counts."
     counts = {"read": len(ds), "dropped_empty": 0, "dropped_short": 0, "dropped_duplicate": 0}
+    grouped = "group" in ds.column_names  # else a pair's group is its cleaned passage: "P" and "P " are one group
     others = {c: ds[c] for c in ds.column_names if c not in ("passage", "review")}
     if "negatives" in others:  # hard negatives are texts too: stripped (an empty one: `load_pairs`, after the split)
         others["negatives"] = [[n.strip() for n in row] for row in others["negatives"]]
-    seen_p, seen_r, seen_pair, keep = set(), set(), set(), {c: [] for c in ["passage", "review", *others]}
+    seen_p, seen_r, seen_pair, keep = set(), set(), set(), {c: [] for c in ["passage", "review", "group", *others]}
     for i, (p, r) in enumerate(zip(ds["passage"], ds["review"])):
         p, r = (p or "").strip(), (r or "").strip()
         if not p or not r:
@@ -110,6 +113,8 @@ def clean_pairs(
         else:
             seen_p.add(p), seen_r.add(r), seen_pair.add((p, r))
             keep["passage"].append(p), keep["review"].append(r)
+            if not grouped:
+                keep["group"].append(p)
             for c, column in others.items():
                 keep[c].append(column[i])
     return datasets.Dataset.from_dict(keep), counts
@@ -160,22 +165,21 @@ def load_pairs(cfg) -> PairSplits:
         )
     dedup = cfg.dedup if cfg.dedup != "auto" else ("either" if cfg.pipeline == "stdlib" else "pair")
     train, report = clean_pairs(raw["train"], cfg.min_chars, dedup)
-    report["validation_overlap"] = 0
     if "validation" in raw:
         validation, vrep = clean_pairs(raw["validation"], cfg.min_chars, dedup)
         report = {k: report[k] + vrep.get(k, 0) for k in report}
-        seen = set(train["passage"])
-        report["validation_overlap"] = sum(p in seen for p in validation["passage"])
-        if report["validation_overlap"]:
-            warnings.warn(
-                f"{report['validation_overlap']} of {len(validation)} validation pairs of {cfg.source!r} have a "
-                "passage that also occurs in training: held-out metrics will be optimistic",
-                stacklevel=2,
-            )
     else:
         val = [in_validation(g, cfg.val_fraction, cfg.split_seed) for g in train["group"]]
         validation = train.select([i for i, v in enumerate(val) if v])
         train = train.select([i for i, v in enumerate(val) if not v])
+    seen = set(train["passage"])  # cleaned texts: counted whether the source split them or the groups did
+    report["validation_overlap"] = sum(p in seen for p in validation["passage"])
+    if report["validation_overlap"]:
+        warnings.warn(
+            f"{report['validation_overlap']} of {len(validation)} validation pairs of {cfg.source or cfg.pipeline!r} "
+            "have a passage that also occurs in training: held-out metrics will be optimistic",
+            stacklevel=2,
+        )
     if cfg.negative_columns:
         train, validation, report = _settle_negatives(train, validation, report, cfg.source)
     train = _subset(train, cfg.max_pairs, cfg.split_seed)

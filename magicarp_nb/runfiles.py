@@ -23,10 +23,11 @@ from pathlib import Path
 import yaml
 
 # %% auto #0
-__all__ = ['LOCK_NAME', 'DiskFull', 'writing', 'atomic_write', 'write_run_record', 'arch_name', 'parse_run_name',
+__all__ = ['RUN_RECORD', 'LOCK_NAME', 'DiskFull', 'writing', 'atomic_write', 'write_run_record', 'arch_name', 'parse_run_name',
            'checkpoint_name', 'checkpoint_step', 'checkpoint_folders', 'has_checkpoints', 'replace_dir',
-           'recover_replaced', 'RunFolderLocked', 'links_inside', 'clean_leftovers', 'holds_lock', 'run_lock',
-           'start_run', 'stats_path', 'partial_path', 'parse_stats_name', 'file_sha256', 'stats_shards']
+           'recover_replaced', 'run_or_checkpoint', 'check_out_folder', 'RunFolderLocked', 'links_inside',
+           'clean_leftovers', 'holds_lock', 'run_lock', 'start_run', 'stats_path', 'partial_path', 'parse_stats_name',
+           'file_sha256', 'stats_shards']
 
 # %% ../nbs/02_runfiles.ipynb #c006
 class DiskFull(OSError):
@@ -219,6 +220,75 @@ def recover_replaced(folder) -> list[Path]:
             os.replace(old, final)
             back.append(final)
     return back
+
+# %% ../nbs/02_runfiles.ipynb #c039
+RUN_RECORD = "config.yaml"  # the first file `start_run` writes into a run folder; each checkpoint keeps a copy
+_CHECKPOINT_MARK = "trainer_state.json"  # in every checkpoint: this package's and the Hugging Face Trainer's
+
+
+def _holds_run_record(folder: Path) -> bool:
+    "Whether `folder/config.yaml` is a run's config (a mapping with a `task`), not any YAML file of that name."
+    path = folder / RUN_RECORD
+    if not path.is_file():
+        return False
+    try:
+        data = yaml.safe_load(path.read_text())
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return True  # a damaged record is still a run's: better refused than replaced
+    return isinstance(data, dict) and "task" in data
+
+
+def run_or_checkpoint(folder) -> str | None:
+    "What `folder` is, in words, when it is a run or a checkpoint ('a checkpoint', 'a run folder (…)'); else None."
+    folder = Path(folder)
+    try:
+        if folder.is_symlink() or not folder.is_dir():
+            return None
+        if _CHECKPOINT_RE.match(folder.name) or (folder / _CHECKPOINT_MARK).is_file():
+            return "a checkpoint"
+        if cks := checkpoint_folders(folder):
+            return f"a run folder (it holds {cks[-1].name})"
+        return f"a run folder (it holds the run record {RUN_RECORD})" if _holds_run_record(folder) else None
+    except PermissionError:  # a folder this user cannot list is none of their runs
+        return None
+
+
+def _relation(out: Path, p: Path) -> str | None:
+    "How `out` stands to `p`: 'is', 'holds', 'sits inside', or None."
+    return "is" if p == out else "holds" if out in p.parents else "sits inside" if p in out.parents else None
+
+
+def _run_like_around(out: Path) -> tuple | None:
+    "The first run or checkpoint that `out` is, sits inside (nearest first) or holds: `(folder, what)`, or None."
+    for p in (out, *out.parents):
+        if what := run_or_checkpoint(p):
+            return p, what
+    for root, dirs, _ in os.walk(out):  # links are not followed (and `run_lock` refuses them inside its folder)
+        for name in dirs:
+            if what := run_or_checkpoint(Path(root) / name):
+                return Path(root) / name, what
+    return None
+
+
+def check_out_folder(
+    out,  # the folder a command writes, and replaces when asked to (`force=True`)
+    reads: dict | None = None,  # what the command reads, by name: {"the run": path, "the pairs' table": path}
+) -> Path:
+    "`out` resolved (`..`, links) when it is no file, and is, holds and sits inside no run, checkpoint or input."
+    out = Path(out).expanduser().resolve()
+    if out.exists() and not out.is_dir():
+        raise FileExistsError(f"{out} is a file, not a folder: give a new or empty folder to write into")
+    for what, path in (reads or {}).items():
+        p = Path(path).expanduser().resolve()
+        if rel := _relation(out, p):
+            said = what if p == out else f"{what} {p}"
+            raise ValueError(f"{out} {rel} {said}, which this command reads: give a folder of its own")
+    if found := _run_like_around(out):
+        p, what = found
+        said = what if p == out else f"{p}, {what}"
+        raise ValueError(f"{out} {_relation(out, p)} {said}: a run or a checkpoint is never written into or "
+                         "replaced here; give a folder of its own")  # fmt: skip
+    return out
 
 # %% ../nbs/02_runfiles.ipynb #c021
 LOCK_NAME = ".lock"
