@@ -12,15 +12,18 @@ committed, the CDN as fallback), loaded only by pages with maths. Search: Pagefi
 indexes the pages into _docs/pagefind/.
 
 show_doc's entries are rewritten from the objects themselves: the signature as written in the source (`int | None`,
-the real value of a `default_factory`, `class Name(...)` for classes, a `**kwargs` comment on its own line), the
-help of a config dataclass's fields as their comments, and the module's file instead of a source link to a code
-host nothing publishes. Heading ids are made unique on a page (`-2`, `-3`, the table of contents follows).
+`dict` for a NamedTuple's field rather than `ForwardRef('dict')`, the real value of a `default_factory`,
+`class Name(...)` for classes, a `**kwargs` comment on its own line), the help of a config dataclass's fields as
+their comments, and the module's file instead of a source link to a code host nothing publishes; nbdev's "Call self
+as a function." under a function without a docstring is dropped. Heading ids are made unique on a page (`-2`,
+`-3`, the table of contents follows).
 
 Quarto cell directives honoured: `hide`, `include: false` (cell dropped), `echo: false` (output only),
 `output: false` (source only), `output: asis` (the markdown output rendered as markdown), `fig-alt` (alt text of
 the cell's images); every other `#|` line is dropped from the shown source. Removed from outputs (and counted):
-stderr streams (tqdm bars, library warnings, the kernel's warnings), error outputs (tracebacks) and widget
-outputs (tqdm's notebook bars).
+stderr streams (tqdm bars, library warnings, the kernel's warnings), error outputs (tracebacks), widget
+outputs (tqdm's notebook bars), and the second copy of a figure a cell both returned and left open (its value and
+matplotlib's inline display, byte for byte the same image).
 
 Runners (`run_*`, papermill notebooks never executed in nbs/) show an executed record when one is committed as
 nbs/records/<runner>.ipynb (the executed copy papermill writes into a run folder): each code cell gets the outputs of
@@ -50,6 +53,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import typing
 from collections import Counter
 from functools import lru_cache
 from pathlib import Path
@@ -71,7 +75,9 @@ PUBLISHED = re.compile(
 )
 # the README, read on a code host where no site is published, keeps documented names as code rather than links that
 # lead nowhere there
-SITE_LINK = re.compile(r"\[(`[^`\]]+`)\]\((?:https?://magicarp-nb\.github\.io/magicarp_nb)?/[\w-]+\.html(?:#[^)\s]*)?\)")
+SITE_LINK = re.compile(
+    r"\[(`[^`\]]+`)\]\((?:https?://magicarp-nb\.github\.io/magicarp_nb)?/[\w-]+\.html(?:#[^)\s]*)?\)"
+)
 MATHJAX_NPM = "mathjax@3.2.2"
 MATHJAX_CDN = "https://cdn.jsdelivr.net/npm/mathjax@3.2.2/es5/tex-svg.js"
 PARTS = [  # (sidebar heading, which notebooks)
@@ -202,11 +208,23 @@ def _with_alt(o, opts, default_alt):
     return nbformat.v4.new_output("display_data", data={"text/html": img})
 
 
+def _image(o):
+    "The base64 PNG or JPEG of an output, without white space, or None."
+    data = o.get("data", {})
+    img = data.get("image/png") or data.get("image/jpeg")
+    return "".join(img.split()) if isinstance(img, str) else None
+
+
 def clean_outputs(outputs, opts, stripped: Counter, default_alt=None):
-    "Outputs without stderr, tracebacks and widgets (counted in `stripped`); images get the cell's `fig-alt`."
+    """Outputs without stderr, tracebacks and widgets (counted in `stripped`); images get the cell's `fig-alt`. A
+    figure a cell both returned and left open comes twice, byte for byte (its value, then matplotlib's inline
+    display at the cell's end): it is shown once."""
+    shown = {_image(o) for o in outputs if o.output_type == "display_data"} - {None}
     outs = []
     for o in outputs:
-        if o.output_type == "stream" and o.name == "stderr":
+        if o.output_type == "execute_result" and _image(o) in shown:
+            stripped["figure returned and displayed (shown once)"] += 1
+        elif o.output_type == "stream" and o.name == "stderr":
             stripped[_stderr_kind(o.text)] += 1
         elif o.output_type == "error":
             stripped["error (traceback)"] += 1
@@ -427,6 +445,7 @@ def runner_record(nb, src, fm):
 SOURCE_LINK = re.compile(r"\[source\]\([^)\s]*\)(\{[^}\n]*\})?\n*")
 SHOWDOC_HEAD = re.compile(r"^(#{2,4}) (.+?)\s*$", re.M)
 SIG_BLOCK = re.compile(r"```python\n(.*?)```", re.S)
+NO_DOC = "*Call self as a function.*"
 ANNO_PREFIX = re.compile(r"\b(?:magicarp_nb\.(?:\w+\.)*|pathlib\.|typing\.|collections\.abc\.)(?=[A-Za-z_])")
 
 
@@ -464,6 +483,8 @@ def lookup(page, name):
 def _anno(a):
     if a is inspect.Parameter.empty:
         return ""
+    if isinstance(a, typing.ForwardRef):  # a NamedTuple's field under `from __future__ import annotations`
+        a = a.__forward_arg__
     text = a if isinstance(a, str) else inspect.formatannotation(a)
     return ANNO_PREFIX.sub("", text).replace("NoneType", "None")
 
@@ -576,6 +597,9 @@ def fix_showdoc(md, page, counts: Counter):
     obj, py = lookup(page, head.group(2)) if page else (None, None)
     if py:
         md = md[: head.start()] + f'<span class="site-src">{py}</span>\n\n' + md[head.start() :]
+    if obj is not None and not getattr(obj, "__doc__", None) and NO_DOC in md:
+        md = md.replace(NO_DOC, "")  # nbdev's text for a function without a docstring (inspect's inherited doc)
+        counts["entries without a docstring (no 'Call self as a function.')"] += 1
     block = SIG_BLOCK.search(md)
     if obj is None or block is None:
         counts["entries whose signature stays nbdev's"] += 1
