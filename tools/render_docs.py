@@ -12,11 +12,11 @@ committed, the CDN as fallback), loaded only by pages with maths. Search: Pagefi
 indexes the pages into _docs/pagefind/.
 
 show_doc's entries are rewritten from the objects themselves: the signature as written in the source (`int | None`,
-`dict` for a NamedTuple's field rather than `ForwardRef('dict')`, the real value of a `default_factory`,
-`class Name(...)` for classes, a `**kwargs` comment on its own line), the help of a config dataclass's fields as
-their comments, and the module's file instead of a source link to a code host nothing publishes; nbdev's "Call self
-as a function." under a function without a docstring is dropped. Heading ids are made unique on a page (`-2`,
-`-3`, the table of contents follows).
+`dict` for a NamedTuple's field rather than `ForwardRef('dict')`, with the field's comment, the real value of a
+`default_factory`, `class Name(...)` for classes, a `**kwargs` comment on its own line), the help of a config
+dataclass's fields as their comments, and the module's file instead of a source link to a code host nothing
+publishes; nbdev's "Call self as a function." under a function without a docstring is dropped. Heading ids are
+made unique on a page (`-2`, `-3`, the table of contents follows).
 
 Quarto cell directives honoured: `hide`, `include: false` (cell dropped), `echo: false` (output only),
 `output: false` (source only), `output: asis` (the markdown output rendered as markdown), `fig-alt` (alt text of
@@ -534,6 +534,18 @@ def _field_help(cls):
     return out
 
 
+def _namedtuple_help(cls):
+    "Field → the comment after it in the class's source, for a NamedTuple (what docments would give a function)."
+    if not (isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")):
+        return {}
+    try:
+        src = inspect.getsource(cls)
+    except (OSError, TypeError):
+        return {}
+    fields = re.finditer(r"^    (\w+)\s*:[^\n#]*#\s*(.+)$", src, re.M)
+    return {m.group(1): m.group(2).strip() for m in fields if m.group(1) in cls._fields}
+
+
 def _factory_defaults(cls):
     if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
         return {}
@@ -564,7 +576,7 @@ def signature(obj, name, nbdev_sig):
     var_kw = next((n for n in names if n.startswith("**")), None)
     if ret_comment and var_kw and var_kw not in comments:  # nbdev puts a trailing `**kwargs  # …` comment here
         comments[var_kw], ret_comment = ret_comment, ""
-    helps, factories = _field_help(obj), _factory_defaults(obj)
+    helps, factories = _field_help(obj) | _namedtuple_help(obj), _factory_defaults(obj)
     items = []
     for i, (p, n) in enumerate(zip(params, names)):
         if p.kind is p.KEYWORD_ONLY and not any(q.kind in (q.VAR_POSITIONAL, q.KEYWORD_ONLY) for q in params[:i]):
