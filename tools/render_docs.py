@@ -28,10 +28,11 @@ matplotlib's inline display, byte for byte the same image).
 Runners (`run_*`, papermill notebooks never executed in nbs/) show an executed record when one is committed as
 nbs/records/<runner>.ipynb (the executed copy papermill writes into a run folder): each code cell gets the outputs of
 the record's code cell with the same source (white space ignored), papermill's injected parameters follow the
-`parameters` cell, and a note under the title names the record and its papermill command. Records are read as data
-(nbformat, nothing runs) and cleaned like every page's outputs; their images get the runner's title and a number as
-alt text. A runner cell the record lacks is shown without outputs (a warning); with more than half of them missing
-the record is stale and `--check` fails.
+`parameters` cell, and a note under the title names the record and its papermill command, followed by the record's
+markdown cells tagged `record-note` (which run it is, when that is not the run the runner describes). Records are
+read as data (nbformat, nothing runs) and cleaned like every page's outputs; their images get the runner's title and
+a number as alt text. A runner cell the record lacks is shown without outputs (a warning); with more than half of
+them missing the record is stale and `--check` fails.
 
     python tools/render_docs.py            # _docs/*.html
     python tools/render_docs.py --readme   # README.md only
@@ -68,6 +69,7 @@ ROOT = Path(__file__).resolve().parent.parent
 NBS, PROC, DOCS = ROOT / "nbs", ROOT / "_proc", ROOT / "_docs"
 RECORDS = NBS / "records"  # executed papermill copies of the runners: nbs/records/run_train.ipynb, ...
 RECORD_PARAMS = "# parameters of this record (papermill -p)"
+RECORD_NOTE_TAG = "record-note"  # a markdown cell of a record with this tag is shown in the note under the title
 TEMPLATE = Path(__file__).resolve().parent / "docs_page.html.j2"
 # nbdev writes doc links to the published site (settings.ini's doc_host + doc_baseurl); locally they are relative.
 PUBLISHED = re.compile(
@@ -365,9 +367,15 @@ def record_made(record):
 
 
 def record_note(record, path):
-    "The markdown note under a runner's title: what the page shows and where the record is."
+    """The markdown note under a runner's title: what the page shows and where the record is, then the text of the
+    record's markdown cells tagged `record-note` (what a reader should know about this record, e.g. which run)."""
+    notes = [
+        c.source.strip()
+        for c in record.cells
+        if c.cell_type == "markdown" and RECORD_NOTE_TAG in c.metadata.get("tags", [])
+    ]
     return nbformat.v4.new_markdown_cell(
-        f"This page shows an executed record{record_made(record)}, saved in `{rel(path)}`."
+        "\n\n".join([f"This page shows an executed record{record_made(record)}, saved in `{rel(path)}`."] + notes)
     )
 
 
