@@ -429,14 +429,15 @@ def _to_cpu(x):
 
 
 @patch
-@torch.no_grad()
 def optimizer_state(self: DeepSpeedEngine, group=None) -> dict | None:
     "Every rank's ZeRO state, gathered on rank 0 (None on the others): a collective."
-    sd = {k: v for k, v in self.optimizer.state_dict().items() if k not in _NOT_SAVED}
-    sd["zero_stage"] = int(sd["zero_stage"])
-    sd["base_optimizer_state_step"] = sd["base_optimizer_state"][0].get("step")  # torch's AdamW keeps it per tensor
-    ranks = [None] * dist.get_world_size() if dist.get_rank() == 0 else None
-    dist.gather_object(_to_cpu(sd), ranks, dst=0)
+    # no_grad in the body: as a decorator under @patch it would hide the class from show_doc (which unwraps it)
+    with torch.no_grad():
+        sd = {k: v for k, v in self.optimizer.state_dict().items() if k not in _NOT_SAVED}
+        sd["zero_stage"] = int(sd["zero_stage"])
+        sd["base_optimizer_state_step"] = sd["base_optimizer_state"][0].get("step")  # torch's AdamW: per tensor
+        ranks = [None] * dist.get_world_size() if dist.get_rank() == 0 else None
+        dist.gather_object(_to_cpu(sd), ranks, dst=0)
     return {"engine": self.name, "zero_stage": sd["zero_stage"], "ranks": ranks} if ranks else None
 
 

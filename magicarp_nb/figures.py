@@ -24,7 +24,7 @@ from .runfiles import atomic_write, parse_run_name
 # %% auto #0
 __all__ = ['LOSS_UNITS', 'MEASURES', 'UNITS', 'PAPER', 'TOKENIZER_NOTE', 'figure_alt', 'save_figure', 'plot_training_log',
            'axis_label', 'checkpoint_rows', 'final_rows', 'analysis_settings', 'plot_nc_vs_loss', 'load_reference',
-           'plot_seeds', 'correlations', 'plot_correlations', 'plot_layers', 'experiment_figures']
+           'plot_seeds', 'correlations', 'plot_correlations', 'has_layers', 'plot_layers', 'experiment_figures']
 
 # %% ../nbs/30_figures.ipynb #c005
 LOSS_UNITS = {"clm": "nats per token", "carp": "nats per pair"}
@@ -311,6 +311,17 @@ def plot_correlations(corr: pd.DataFrame, save=None, title: str = "correlation w
         save_figure(fig, save)
     return fig
 
+# %% ../nbs/30_figures.ipynb #c033b
+def has_layers(
+    df: pd.DataFrame,  # the analysis CSV
+) -> bool:
+    "Whether some model (a run's checkpoint) has statistics at more than one layer: what `plot_layers` draws."
+    if "layer" not in df:
+        return False
+    df = df.dropna(subset=["layer"])
+    model = df["model"].str.split("@").str[:2].str.join("@")  # run@step, without the layer's `@L<k>`
+    return len(df) > 0 and int(df.groupby(model)["layer"].nunique().max()) > 1
+
 # %% ../nbs/30_figures.ipynb #c034
 def plot_layers(
     df: pd.DataFrame,  # the analysis CSV with a `layer` column
@@ -325,7 +336,7 @@ def plot_layers(
     df["run"] = df["model"].str.split("@").str[:2].str.join("@")
     if {"hits", "misses"} <= set(df):
         df["agreement"] = df["hits"] / (df["hits"] + df["misses"])
-    if df["layer"].nunique() < 2:
+    if not has_layers(df):
         raise ValueError("the table has one layer per model; collect with layers='all' for a figure through depth")
     columns = [c for c in (columns or MEASURES) if c in df and df[c].notna().any()]
     nrows = math.ceil(len(columns) / ncols)
@@ -373,7 +384,7 @@ def experiment_figures(
     if len(corr):
         written.append(out / "correlations.png")
         plt.close(plot_correlations(corr, save=written[-1], title=f"{name}: correlation with validation loss"))
-    if "layer" in table and table["layer"].nunique() > 1:  # collected with layers: the figure through depth
+    if has_layers(table):  # collected with layers: the figure through depth
         written.append(out / "layers.png")
         plt.close(plot_layers(table, save=written[-1], title=name, settings=settings))
     return written

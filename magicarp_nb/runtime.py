@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import random
 import warnings
@@ -27,10 +28,10 @@ from transformers.utils import logging as hf_logging
 from .config import TrainConfig
 
 # %% auto #0
-__all__ = ['TRACKERS', 'parse_device', 'resolve_device', 'cpu_has_bf16', 'autocast_context', 'seed_everything', 'rng_state',
-           'set_rng_state', 'save_rng_state', 'load_rng_state', 'quiet_transformers', 'TensorBoardTracker',
-           'WandbTracker', 'tracker_names', 'enable_gradient_checkpointing', 'default_optimizer', 'nonfinite_names',
-           'to_device', 'MetricWindow', 'open_trackers']
+__all__ = ['DEEPSPEED_CPU_NOTICE', 'TRACKERS', 'parse_device', 'resolve_device', 'cpu_has_bf16', 'autocast_context',
+           'seed_everything', 'rng_state', 'set_rng_state', 'save_rng_state', 'load_rng_state', 'quiet_transformers',
+           'TensorBoardTracker', 'WandbTracker', 'tracker_names', 'enable_gradient_checkpointing', 'default_optimizer',
+           'nonfinite_names', 'to_device', 'MetricWindow', 'open_trackers']
 
 # %% ../nbs/01_runtime.ipynb #c006
 def parse_device(spec: str, key: str = "train.device") -> str:
@@ -143,6 +144,18 @@ def quiet_transformers():
     finally:
         if was:
             hf_logging.enable_progress_bar()
+
+# %% ../nbs/01_runtime.ipynb #c016c
+DEEPSPEED_CPU_NOTICE = "Setting accelerator to CPU"
+"The start of the line DeepSpeed logs as a warning on its first import where torch sees no CUDA."
+
+
+def _not_cpu_notice(record: logging.LogRecord) -> bool:
+    return not record.getMessage().startswith(DEEPSPEED_CPU_NOTICE)
+
+
+# on the logger itself (not a handler): DeepSpeed adds its own stdout handler when it is imported, after this
+logging.getLogger("DeepSpeed").addFilter(_not_cpu_notice)
 
 # %% ../nbs/01_runtime.ipynb #c018
 try:  # optional: train.report_to=tensorboard

@@ -4,11 +4,13 @@ Fails on: a console error or uncaught page error, a local resource that does not
 load or has no alt text, a sidebar / table-of-contents / in-page link to a page, anchor or file that does not exist,
 raw markdown or Quarto artefacts in the text (`{target=`, `](`, `$$`, unrendered `$…$`, `In [0]`), a stderr
 block, a duplicate id; at 1280 px, code or output cut off at the column's edge (an element of the page wider than
-its box that neither scrolls nor sits in something that does) and a link in the prose styled like inline code (no
-underline, or the colour of code); at 390 px (a phone), a page wider than the screen. Then serves _docs/ over
-http and searches for `nc_row` in the search box (Pagefind): no result fails. And README.md: a link to a host
-nothing publishes (magicarp-nb.github.io, github.com/magicarp-nb), a relative link to a file that does not exist,
-a numbered notebook or runner of nbs/ it never names.
+its box that neither scrolls nor sits in something that does), a link in the prose styled like inline code (no
+underline, or the colour of code) and a figure whose click-to-zoom copy is cut at the window's right edge; at
+390 px (a phone), a page wider than the screen. Then serves _docs/ over http and searches for `nc_row` in the
+search box (Pagefind), waiting up to two minutes for the index to load and the results to fill in: no result
+fails, saying whether the index or the box never answered. And README.md: a link to a host nothing publishes
+(magicarp-nb.github.io, github.com/magicarp-nb), a relative link to a file that does not exist, a numbered
+notebook or runner of nbs/ it never names.
 
 Screenshots of the landing page, 08_trainer, 12_gradcache, the figures page and every runner's page that shows an
 executed record (nbs/records/) at 1280 and 390 px go to build/docs-shots/ (long pages in clips of 1,400 px).
@@ -37,6 +39,7 @@ ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-net
 CLIP, MAX_CLIPS, WIDTH, PHONE = 1400, 8, 1280, 390
 SHOTS = ["index.html", "trainer.html", "gradcache.html", "figures.html"]
 SEARCH = "nc_row"  # a function of 09b_measures: the search must find it
+SEARCH_WAIT = 120  # seconds the search step waits for Pagefind's index and the box's results (a loaded machine)
 UNPUBLISHED = re.compile(r"https?://(?:magicarp-nb\.github\.io|github\.com/magicarp-nb)\b[^)\s\"'>]*")
 NO_ALT = "No description has been provided for this image"
 RECORD_NOTE = "This page shows an executed record"  # render_docs.py's note on a runner's page with a record
@@ -57,6 +60,16 @@ INSPECT = """async () => {
     stderr: document.querySelectorAll('[data-mime-type="application/vnd.jupyter.stderr"], .output_stderr').length,
     maths: document.querySelectorAll('mjx-container').length,
     sidebar: document.querySelectorAll('.site-sidebar a').length, height: document.documentElement.scrollHeight};
+}"""
+
+# Runs in the served page: Pagefind's own API (the module the search box imports), loaded and asked for the term.
+INDEX_PROBE = """async (term) => {
+  try {
+    const pagefind = await import('./pagefind/pagefind.js');
+    await pagefind.init();
+    const r = await pagefind.search(term);
+    return {loaded: true, n: r.results.length};
+  } catch (e) { return {loaded: false, error: String(e)}; }
 }"""
 
 # Runs in the page after INSPECT: what does not fit. An element wider than its box is cut off when it hides its
@@ -91,6 +104,21 @@ LAYOUT = """() => {
   const doc = document.documentElement;
   return {cut: cut.map(e => ({what: what(e), lost: e.scrollWidth - e.clientWidth})), links: prose.length,
     badLinks, pageWidth: doc.scrollWidth, viewWidth: doc.clientWidth};
+}"""
+
+# Runs in the page at 1280 px: the first figure narrowed to fit the column, clicked open (docs_site.js's zoom): where
+# its zoomed copy ends against the window's right edge; null when no figure is narrowed.
+ZOOM = """async () => {
+  const img = document.querySelector('.site-main img.site-zoomable');
+  if (!img) return null;
+  img.click();
+  const z = document.querySelector('.site-zoom');
+  if (!z) return {opened: false};
+  const big = z.querySelector('img');
+  if (!big.complete) await new Promise(r => { big.onload = r; big.onerror = r; });
+  const box = big.getBoundingClientRect(), shown = z.clientWidth;
+  z.click();
+  return {opened: true, right: Math.round(box.right), window: shown, alt: img.alt.slice(0, 60)};
 }"""
 
 ARTEFACTS = [  # (what, pattern, where: prose = text outside code blocks, all = any text on the page)
@@ -131,6 +159,7 @@ def page_problems(info) -> list[str]:
         bad.append(
             f"{len(wide['cut'])} element(s) cut off at {WIDTH} px (worst: {worst['what']}, {worst['lost']} px hidden)"
         )
+    bad += zoom_problems(info.get("zoom"))
     if wide["badLinks"]:
         bad.append(f"{len(wide['badLinks'])} link(s) styled like code, e.g. {wide['badLinks'][0]}")
     if phone["pageWidth"] > phone["viewWidth"]:
@@ -146,6 +175,18 @@ def page_problems(info) -> list[str]:
         if m:
             bad.append(f"{what}: …{text[max(0, m.start() - 40) : m.end() + 40]!r}…")
     return bad
+
+
+def zoom_problems(zoom) -> list[str]:
+    "A narrowed figure that does not open, or whose zoomed copy is cut at the window's right edge (ZOOM's answer)."
+    if zoom is None:
+        return []
+    if not zoom["opened"]:
+        return [f"a click on a narrowed figure opens no zoom ({zoom['alt']!r})"]
+    if zoom["right"] > zoom["window"]:
+        beyond = zoom["right"] - zoom["window"]
+        return [f"the zoomed figure {zoom['alt']!r} is cut at the right edge at {WIDTH} px ({beyond} px beyond)"]
+    return []
 
 
 def link_problems(path, info, seen) -> tuple[list[str], int, int]:
@@ -183,6 +224,7 @@ def visit(pages, chromium, to_shoot, shot_dir):
             page.goto(path.as_uri(), wait_until="load")
             info = page.evaluate(INSPECT)
             info["layout"] = page.evaluate(LAYOUT)
+            info["zoom"] = page.evaluate(ZOOM)
             report.append((path, info, list(errors)))
             if path.name in to_shoot:
                 screenshot(page, shot_dir / f"{path.stem}-{WIDTH}.png", info["height"], WIDTH)
@@ -199,7 +241,12 @@ def visit(pages, chromium, to_shoot, shot_dir):
 
 
 def search(browser):
-    "Serve _docs/ over http (Pagefind fetches its index) and type SEARCH into the sidebar's search box."
+    """Serve _docs/ over http (Pagefind fetches its index) and type SEARCH into the sidebar's search box.
+
+    Pagefind loads its index (a wasm module, then chunks) on first use and fills each result in after its
+    fragment loads: on a loaded machine that takes seconds. The step waits, polling up to SEARCH_WAIT seconds, until
+    the index answers (through Pagefind's own API, what the box calls) and the box shows result links, and says
+    which of the two never came."""
     handler = functools.partial(QuietHandler, directory=str(DOCS))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -209,17 +256,55 @@ def search(browser):
         page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
         page.on("console", lambda m: errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
         page.goto(f"http://127.0.0.1:{server.server_address[1]}/index.html", wait_until="load")
-        try:
-            page.wait_for_selector(".pagefind-ui__search-input", timeout=15000)
-            page.fill(".pagefind-ui__search-input", SEARCH)
-            page.wait_for_selector(".pagefind-ui__result", timeout=15000)
-            found = page.eval_on_selector_all(".pagefind-ui__result-link", "as => as.map(a => a.getAttribute('href'))")
-        except Exception as e:  # playwright's TimeoutError: no box or no results
-            errors.append(f"search for {SEARCH!r} in the search box: {str(e).splitlines()[0]}")
+        deadline = time.time() + SEARCH_WAIT
+        index = poll(lambda: page.evaluate(INDEX_PROBE, SEARCH), lambda r: r.get("n"), deadline)
+        if not index.get("loaded"):
+            errors.append(
+                f"search: the Pagefind index did not load within {SEARCH_WAIT} s ({index.get('error', 'no answer')}); "
+                "is _docs/pagefind/ there (make docs)?"
+            )
+        elif not index["n"]:
+            errors.append(f"search: the Pagefind index loaded but finds nothing for {SEARCH!r}")
+        else:
+            found = search_box(page, deadline)
+            if not found:
+                errors.append(
+                    f"search: the index finds {index['n']} page(s) for {SEARCH!r}, but the search box showed no "
+                    f"result link within {SEARCH_WAIT} s"
+                )
         page.close()
     finally:
         server.shutdown()
-    return "search", found, errors
+    return "search", found, list(dict.fromkeys(errors))  # each failed fetch once, however often the poll asked
+
+
+def poll(ask, done, deadline, every=1.0):
+    "Call `ask()` until `done(answer)` or the deadline; the last answer."
+    while True:
+        answer = ask()
+        if done(answer) or time.time() >= deadline:
+            return answer
+        time.sleep(every)
+
+
+def search_box(page, deadline) -> list[str]:
+    "Type SEARCH into the box (again, while it shows no result link) until the deadline; the result links."
+    box = ".pagefind-ui__search-input"
+    try:
+        page.wait_for_selector(box, timeout=max(1000, (deadline - time.time()) * 1000))
+    except Exception:  # playwright's TimeoutError: the box never appeared
+        return []
+    links = []
+    while not links and time.time() < deadline:
+        page.fill(box, "")
+        page.fill(box, SEARCH)
+        links = poll(
+            lambda: page.eval_on_selector_all(".pagefind-ui__result-link", "as => as.map(a => a.getAttribute('href'))"),
+            bool,
+            min(deadline, time.time() + 15),
+            every=0.5,
+        )
+    return links
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -271,7 +356,7 @@ def main(chromium: str, shots: bool, shot_dir: Path) -> int:
         )
         problems += [f"{path.name}: {b}" for b in bad]
     pages_cut = sum(bool(info["layout"]["cut"]) for _, info, _ in report)
-    problems += [f"search: {e}" for e in search_errors]
+    problems += [e if e.startswith("search: ") else f"search: {e}" for e in search_errors]
     if not found and not search_errors:
         problems.append(f"search: nothing found for {SEARCH!r}")
     problems += [f"README.md: {b}" for b in readme_problems()]

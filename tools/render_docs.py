@@ -12,23 +12,27 @@ committed, the CDN as fallback), loaded only by pages with maths. Search: Pagefi
 indexes the pages into _docs/pagefind/.
 
 show_doc's entries are rewritten from the objects themselves: the signature as written in the source (`int | None`,
-the real value of a `default_factory`, `class Name(...)` for classes, a `**kwargs` comment on its own line), the
-help of a config dataclass's fields as their comments, and the module's file instead of a source link to a code
-host nothing publishes. Heading ids are made unique on a page (`-2`, `-3`, the table of contents follows).
+`dict` for a NamedTuple's field rather than `ForwardRef('dict')`, with the field's comment, the real value of a
+`default_factory`, `class Name(...)` for classes, a `**kwargs` comment on its own line), the help of a config
+dataclass's fields as their comments, and the module's file instead of a source link to a code host nothing
+publishes; nbdev's "Call self as a function." under a function without a docstring is dropped. Heading ids are
+made unique on a page (`-2`, `-3`, the table of contents follows).
 
 Quarto cell directives honoured: `hide`, `include: false` (cell dropped), `echo: false` (output only),
 `output: false` (source only), `output: asis` (the markdown output rendered as markdown), `fig-alt` (alt text of
 the cell's images); every other `#|` line is dropped from the shown source. Removed from outputs (and counted):
-stderr streams (tqdm bars, library warnings, the kernel's warnings), error outputs (tracebacks) and widget
-outputs (tqdm's notebook bars).
+stderr streams (tqdm bars, library warnings, the kernel's warnings), error outputs (tracebacks), widget
+outputs (tqdm's notebook bars), and the second copy of a figure a cell both returned and left open (its value and
+matplotlib's inline display, byte for byte the same image).
 
 Runners (`run_*`, papermill notebooks never executed in nbs/) show an executed record when one is committed as
 nbs/records/<runner>.ipynb (the executed copy papermill writes into a run folder): each code cell gets the outputs of
 the record's code cell with the same source (white space ignored), papermill's injected parameters follow the
-`parameters` cell, and a note under the title names the record and its papermill command. Records are read as data
-(nbformat, nothing runs) and cleaned like every page's outputs; their images get the runner's title and a number as
-alt text. A runner cell the record lacks is shown without outputs (a warning); with more than half of them missing
-the record is stale and `--check` fails.
+`parameters` cell, and a note under the title names the record and its papermill command, followed by the record's
+markdown cells tagged `record-note` (which run it is, when that is not the run the runner describes). Records are
+read as data (nbformat, nothing runs) and cleaned like every page's outputs; their images get the runner's title and
+a number as alt text. A runner cell the record lacks is shown without outputs (a warning); with more than half of
+them missing the record is stale and `--check` fails.
 
     python tools/render_docs.py            # _docs/*.html
     python tools/render_docs.py --readme   # README.md only
@@ -50,6 +54,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import typing
 from collections import Counter
 from functools import lru_cache
 from pathlib import Path
@@ -64,6 +69,7 @@ ROOT = Path(__file__).resolve().parent.parent
 NBS, PROC, DOCS = ROOT / "nbs", ROOT / "_proc", ROOT / "_docs"
 RECORDS = NBS / "records"  # executed papermill copies of the runners: nbs/records/run_train.ipynb, ...
 RECORD_PARAMS = "# parameters of this record (papermill -p)"
+RECORD_NOTE_TAG = "record-note"  # a markdown cell of a record with this tag is shown in the note under the title
 TEMPLATE = Path(__file__).resolve().parent / "docs_page.html.j2"
 # nbdev writes doc links to the published site (settings.ini's doc_host + doc_baseurl); locally they are relative.
 PUBLISHED = re.compile(
@@ -204,11 +210,23 @@ def _with_alt(o, opts, default_alt):
     return nbformat.v4.new_output("display_data", data={"text/html": img})
 
 
+def _image(o):
+    "The base64 PNG or JPEG of an output, without white space, or None."
+    data = o.get("data", {})
+    img = data.get("image/png") or data.get("image/jpeg")
+    return "".join(img.split()) if isinstance(img, str) else None
+
+
 def clean_outputs(outputs, opts, stripped: Counter, default_alt=None):
-    "Outputs without stderr, tracebacks and widgets (counted in `stripped`); images get the cell's `fig-alt`."
+    """Outputs without stderr, tracebacks and widgets (counted in `stripped`); images get the cell's `fig-alt`. A
+    figure a cell both returned and left open comes twice, byte for byte (its value, then matplotlib's inline
+    display at the cell's end): it is shown once."""
+    shown = {_image(o) for o in outputs if o.output_type == "display_data"} - {None}
     outs = []
     for o in outputs:
-        if o.output_type == "stream" and o.name == "stderr":
+        if o.output_type == "execute_result" and _image(o) in shown:
+            stripped["figure returned and displayed (shown once)"] += 1
+        elif o.output_type == "stream" and o.name == "stderr":
             stripped[_stderr_kind(o.text)] += 1
         elif o.output_type == "error":
             stripped["error (traceback)"] += 1
@@ -349,9 +367,15 @@ def record_made(record):
 
 
 def record_note(record, path):
-    "The markdown note under a runner's title: what the page shows and where the record is."
+    """The markdown note under a runner's title: what the page shows and where the record is, then the text of the
+    record's markdown cells tagged `record-note` (what a reader should know about this record, e.g. which run)."""
+    notes = [
+        c.source.strip()
+        for c in record.cells
+        if c.cell_type == "markdown" and RECORD_NOTE_TAG in c.metadata.get("tags", [])
+    ]
     return nbformat.v4.new_markdown_cell(
-        f"This page shows an executed record{record_made(record)}, saved in `{rel(path)}`."
+        "\n\n".join([f"This page shows an executed record{record_made(record)}, saved in `{rel(path)}`."] + notes)
     )
 
 
@@ -429,6 +453,7 @@ def runner_record(nb, src, fm):
 SOURCE_LINK = re.compile(r"\[source\]\([^)\s]*\)(\{[^}\n]*\})?\n*")
 SHOWDOC_HEAD = re.compile(r"^(#{2,4}) (.+?)\s*$", re.M)
 SIG_BLOCK = re.compile(r"```python\n(.*?)```", re.S)
+NO_DOC = "*Call self as a function.*"
 ANNO_PREFIX = re.compile(r"\b(?:magicarp_nb\.(?:\w+\.)*|pathlib\.|typing\.|collections\.abc\.)(?=[A-Za-z_])")
 
 
@@ -466,6 +491,8 @@ def lookup(page, name):
 def _anno(a):
     if a is inspect.Parameter.empty:
         return ""
+    if isinstance(a, typing.ForwardRef):  # a NamedTuple's field under `from __future__ import annotations`
+        a = a.__forward_arg__
     text = a if isinstance(a, str) else inspect.formatannotation(a)
     return ANNO_PREFIX.sub("", text).replace("NoneType", "None")
 
@@ -515,6 +542,18 @@ def _field_help(cls):
     return out
 
 
+def _namedtuple_help(cls):
+    "Field → the comment after it in the class's source, for a NamedTuple (what docments would give a function)."
+    if not (isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")):
+        return {}
+    try:
+        src = inspect.getsource(cls)
+    except (OSError, TypeError):
+        return {}
+    fields = re.finditer(r"^    (\w+)\s*:[^\n#]*#\s*(.+)$", src, re.M)
+    return {m.group(1): m.group(2).strip() for m in fields if m.group(1) in cls._fields}
+
+
 def _factory_defaults(cls):
     if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
         return {}
@@ -545,7 +584,7 @@ def signature(obj, name, nbdev_sig):
     var_kw = next((n for n in names if n.startswith("**")), None)
     if ret_comment and var_kw and var_kw not in comments:  # nbdev puts a trailing `**kwargs  # …` comment here
         comments[var_kw], ret_comment = ret_comment, ""
-    helps, factories = _field_help(obj), _factory_defaults(obj)
+    helps, factories = _field_help(obj) | _namedtuple_help(obj), _factory_defaults(obj)
     items = []
     for i, (p, n) in enumerate(zip(params, names)):
         if p.kind is p.KEYWORD_ONLY and not any(q.kind in (q.VAR_POSITIONAL, q.KEYWORD_ONLY) for q in params[:i]):
@@ -578,6 +617,9 @@ def fix_showdoc(md, page, counts: Counter):
     obj, py = lookup(page, head.group(2)) if page else (None, None)
     if py:
         md = md[: head.start()] + f'<span class="site-src">{py}</span>\n\n' + md[head.start() :]
+    if obj is not None and not getattr(obj, "__doc__", None) and NO_DOC in md:
+        md = md.replace(NO_DOC, "")  # nbdev's text for a function without a docstring (inspect's inherited doc)
+        counts["entries without a docstring (no 'Call self as a function.')"] += 1
     block = SIG_BLOCK.search(md)
     if obj is None or block is None:
         counts["entries whose signature stays nbdev's"] += 1
