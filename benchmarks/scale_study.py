@@ -4,14 +4,15 @@
         --steps 1200 --eval-every 100 --parallel 1 --experiment scale-study-long --out nbs/study/scale
         # the run of nbs/study/scale: 6 models, 1,200 steps each, one job of one thread at a time
 
-A grid of GPT-Neo models (depths x widths, one seed) on a real text file (default: the 2 MiB TinyStories sample
-beside the project, `../shared/data/tinystories-sample/`) goes through the package's own grid
+A grid of GPT-Neo models (depths x widths, one seed) on real text (default: `tinystories-sample`, the 2 MiB
+TinyStories sample shipped with the package) goes through the package's own grid
 (`launch.submit_grid`, local executor, `parallel` jobs of one thread): training for `--steps` optimiser steps with
 an evaluation every `--eval-every` steps and the best checkpoint by validation loss kept (`train.save_best`),
 collection of that checkpoint, and the analysis. The learning rate follows a 1/width rule (`--lr` is the rate at
 width `--lr-width`; `lr_width` of `submit_grid`). Then the Spearman correlation of every measure with the
 validation loss and with the parameter count, for these runs and, with the same function
-(`study.scale_correlations`), for the paper's published table when `--paper` exists. `nbs/33_study.ipynb` shows
+(`study.scale_correlations`), for the paper's published table (`--paper`: `paper`, the table shipped with the
+package, or a CSV; `none` leaves it out). `nbs/33_study.ipynb` shows
 the outputs.
 
 Writes into `--out`: `study.csv` (one row per run), `correlations.csv` (ours and the paper's),
@@ -35,7 +36,7 @@ import pandas as pd  # noqa: E402
 import submitit  # noqa: E402
 import torch  # noqa: E402
 
-from magicarp_nb.figures import final_rows, load_reference, plot_nc_vs_loss, save_figure  # noqa: E402
+from magicarp_nb.figures import final_rows, load_reference, plot_nc_vs_loss, reference_path, save_figure  # noqa: E402
 from magicarp_nb.launch import analyze_stage, collect_stage, grid, grid_specs, submit_grid  # noqa: E402
 from magicarp_nb.study import STUDY_COLUMNS, plot_loss_vs_params, scale_correlations, study_table  # noqa: E402
 
@@ -62,8 +63,8 @@ def collect_stopped(a, runs, overrides) -> Path:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpus", default=str(ROOT.parent / "shared/data/tinystories-sample/tinystories_sample.txt"))
-    ap.add_argument("--paper", default=str(ROOT.parent / "shared/data/paper-lc/lc-2024_10_24.csv"))
+    ap.add_argument("--corpus", default="tinystories-sample", help="any value of data.corpus")
+    ap.add_argument("--paper", default="paper", help="'paper' (the shipped table), a CSV, or 'none'")
     ap.add_argument("--depths", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--widths", type=int, nargs="+", default=[64, 128, 256])
     ap.add_argument("--exclude", nargs="*", default=[], help="architectures DxW of the product grid to leave out")
@@ -118,7 +119,7 @@ def main():
         exp = Path(jobs["analyze"][0].result())
     wall = (finished if a.no_train and finished else time.time()) - t0
     table = study_table(exp, final_rows(pd.read_csv(exp / "analysis.csv")))
-    paper = load_reference(a.paper) if Path(a.paper).exists() else None
+    paper = load_reference(reference_path(a.paper)) if a.paper != "none" else None
     corr = scale_correlations({"ours": table, **({"paper": paper} if paper is not None else {})})
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -81,6 +81,7 @@ def find_stats(experiment_dir) -> list[dict]:
                 "layer": layer,
                 "train": p,
                 "val": stats_path(checkpoint, "val", layer=layer),
+                "ood": stats_path(checkpoint, "ood", layer=layer),
                 "checkpoint": checkpoint,
                 "experiment": str(experiment_dir),
             }
@@ -176,8 +177,28 @@ def analysis_row(
         row["n_params"] = n_params
     if val is not None and val.tokens:
         row.update(val_acc=val.val_acc, val_loss=val.val_loss, perplex=math.exp(min(val.val_loss, 700)))
-    row.update(nc_row(train, W, val, settings, groups=groups, progress=progress))
+    if train.scatter is None and "covariance" in groups:
+        warnings.warn(
+            f"{entry['train']} holds no within-class scatter (collected before it was kept): its nc1_* cells stay "
+            "empty; collect the train pass again with resume=False (--no-resume)",
+            stacklevel=2,
+        )
+    ood = _ood_mean(entry, train) if "ood" in groups else None
+    row.update(nc_row(train, W, val, settings, groups=groups, progress=progress, ood_mean=ood))
     return row
+
+
+def _ood_mean(entry: dict, train: CollapseStats):
+    "The global mean of the entry's out-of-distribution pass (NC5), or None without one; it must share the model."
+    path = entry.get("ood")
+    if path is None or not path.exists():
+        return None
+    ood = CollapseStats.load(path)
+    diff = [k for k in ("weights_sha256", "tokenizer_sha256", "block_size") if ood.meta.get(k) != train.meta.get(k)]
+    if diff:
+        raise StatsFileError(f"{path} was collected with another {', '.join(diff)} than {entry['train']}; collect "
+                             "the OOD pass again (collect_checkpoint(..., ood=CORPUS, resume=False))")  # fmt: skip
+    return ood.global_mean
 
 # %% ../nbs/22_analyze.ipynb #c013
 def experiment_dirs(
@@ -275,7 +296,19 @@ def analyze(
 def _identity(entry: dict) -> dict:
     "What a row was computed from: the checksums of its statistics files, and the experiment it belongs to."
     val = stats_info(entry["val"])["sha256"] if entry["val"].exists() else None
-    return {"train": stats_info(entry["train"])["sha256"], "val": val, "experiment": entry["experiment"]}
+    ood = stats_info(entry["ood"])["sha256"] if entry.get("ood") and entry["ood"].exists() else None
+    return {"train": stats_info(entry["train"])["sha256"], "val": val, "experiment": entry["experiment"], "ood": ood}
+
+
+def _same_source(record: dict, ident: dict) -> bool:
+    "Whether a row's sidecar record names the files of `ident` (a record from before OOD statistics: none)."
+    return all(record.get(k) == v for k, v in ident.items())
+
+
+def _undefined(row: dict, missing: list) -> set:
+    "Measure cells of `missing` that these statistics leave empty: not computed again until the statistics change."
+    retry = {c for m in MEASURES.values() if "W" in m.needs for c in m.filled()}  # the head may be loadable later
+    return {c for c in missing if c in measure_columns() and c not in retry and pd.isna(row.get(c, math.nan))}
 
 
 def _write(out_csv: Path, side: Path, df: pd.DataFrame, wanted: list, settings: MeasureSettings, done: dict) -> None:
@@ -301,9 +334,10 @@ def _fill(df, entries, out_csv, side, settings, done, skip, progress) -> pd.Data
     df, done = df.drop(index=[m for m in gone if m in df.index]), {m: r for m, r in done.items() if m not in gone}
     for e in tqdm(entries, desc="analysis", disable=not progress):
         try:
-            ident = _identity(e)
-            new = done.get(e["model"]) != ident or e["model"] not in df.index  # statistics collected again: anew
-            missing = wanted if new else [c for c in wanted if c not in never and pd.isna(df.at[e["model"], c])]
+            ident, record = _identity(e), done.get(e["model"]) or {}
+            new = not _same_source(record, ident) or e["model"] not in df.index  # statistics collected again: anew
+            empty = never | (set() if new else set(record.get("undefined", ())))
+            missing = wanted if new else [c for c in wanted if c not in empty and pd.isna(df.at[e["model"], c])]
             missing = [c for c in missing if c not in skip]
             check_weights(e)  # statistics of other weights than the checkpoint's are refused, analysed or not
             row = analysis_row(e, missing, settings) if missing else {}
@@ -320,7 +354,8 @@ def _fill(df, entries, out_csv, side, settings, done, skip, progress) -> pd.Data
         for k, v in row.items():
             if k in wanted and (k in missing or new):
                 df.loc[e["model"], k] = v
-        done[e["model"]] = ident
+        undefined = sorted((set() if new else set(record.get("undefined", ()))) | _undefined(row, missing))
+        done[e["model"]] = {**ident, **({"undefined": undefined} if undefined else {})}
         _write(out_csv, side, df, wanted, settings, done)
     return df[wanted].reset_index(drop=True)
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 from transformers import AutoModelForCausalLM, GPTNeoConfig, GPTNeoForCausalLM
+from transformers.activations import ACT2FN
 
 from .config import CLMConfig, CLMModelConfig, config_yaml, load_config
 from .settings import ConfigValueError, check_name
@@ -30,8 +31,8 @@ from .tasks import Setup, Task, register_task, run_task
 from .trainer import TrainResult
 
 # %% auto #0
-__all__ = ['CLM_METRICS', 'CLM', 'clm_run_name', 'neo_config', 'evaluate_clm', 'clm_step', 'train_clm', 'check_clm', 'CLMTask',
-           'load_clm']
+__all__ = ['CLM_METRICS', 'CLM', 'clm_run_name', 'attention_types', 'neo_config', 'evaluate_clm', 'clm_step', 'train_clm',
+           'check_clm', 'CLMTask', 'load_clm']
 
 # %% ../nbs/20_clm.ipynb #c006
 def clm_run_name(cfg: CLMConfig) -> str:
@@ -39,22 +40,39 @@ def clm_run_name(cfg: CLMConfig) -> str:
     return cfg.run_name or f"{arch_name(cfg.model.n_layer, cfg.model.width)}_s{cfg.seed}"
 
 
+def attention_types(
+    n_layer: int,  # depth
+    attention: str = "paper",  # 'paper': global and local alternating from the first layer; 'global': all global
+) -> list:
+    "GPT-Neo's `attention_types` for `n_layer` layers: the paper's `[[['global', 'local'], n/2]]` (odd n: global last)."
+    if attention == "global":
+        return [[["global"], n_layer]]
+    if attention != "paper":
+        raise ValueError(f"model.attention={attention!r}: choose 'paper' or 'global'")
+    pairs = [[["global", "local"], n_layer // 2]] if n_layer >= 2 else []
+    return pairs + ([[["global"], 1]] if n_layer % 2 else [])
+
+
 def neo_config(
-    model: CLMModelConfig,  # depth, width, heads, dropout
+    model: CLMModelConfig,  # depth, width, heads, dropout, attention pattern, window, activation, layer-norm epsilon
     vocab_size: int,  # tokenizer size
     context: int,  # maximum sequence length (the block size)
     eos_token_id: int,  # end-of-text id (also used as bos, as GPT-Neo does)
 ) -> GPTNeoConfig:
-    "A GPT-Neo config with global attention in every layer and a 4× MLP."
+    "A GPT-Neo config: the configured attention pattern (the paper's by default), a 4× MLP, tied embeddings."
     if model.width % model.n_head:
         raise ValueError(f"model.n_head={model.n_head} must divide model.width={model.width}")
+    check_name(model.activation_function, ACT2FN, "model.activation_function")
     return GPTNeoConfig(
         vocab_size=vocab_size,
         max_position_embeddings=context,
         hidden_size=model.width,
         num_layers=model.n_layer,
         num_heads=model.n_head,
-        attention_types=[[["global"], model.n_layer]],
+        attention_types=attention_types(model.n_layer, model.attention),
+        window_size=model.window_size,
+        activation_function=model.activation_function,
+        layer_norm_epsilon=model.layer_norm_epsilon,
         intermediate_size=4 * model.width,
         embed_dropout=model.dropout,
         attention_dropout=model.dropout,
@@ -161,6 +179,7 @@ def check_clm(cfg: CLMConfig) -> CLMConfig:
         raise ConfigValueError(f"train.best_metric={cfg.train.best_metric!r} is not one of {list(CLM_METRICS)}")
     if cfg.model.width % cfg.model.n_head:
         raise ConfigValueError(f"model.n_head={cfg.model.n_head} must divide model.width={cfg.model.width}")
+    check_name(cfg.model.activation_function, ACT2FN, "model.activation_function")
     check_engine_config(cfg.train)
     return cfg
 

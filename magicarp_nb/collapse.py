@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import warnings
 from pathlib import Path
 
 import safetensors
@@ -111,11 +112,14 @@ class CollapseStats:
         dim: int,  # feature dimension D
         device="cpu",  # where the running sums live (the model's device is fastest)
         meta: dict | None = None,  # provenance: model, checkpoint, data fingerprints, sequences seen...
+        scatter: bool = True,  # also keep the D × D within-class scatter (NC1 by covariances)
     ):
         self.n_classes, self.dim, self.meta = n_classes, dim, dict(meta or {})
         self.counts = torch.zeros(n_classes, dtype=torch.float64, device=device)
         self.sums = torch.zeros(n_classes, dim, dtype=torch.float64, device=device)
         self.m2 = torch.zeros(n_classes, dtype=torch.float64, device=device)
+        # Σ_i (x_i − μ_y)(x_i − μ_y)ᵀ over every sample; None in files written before it was kept
+        self.scatter = torch.zeros(dim, dim, dtype=torch.float64, device=device) if scatter else None
         self._fingerprint = None
 
     def __repr__(self):
@@ -133,6 +137,18 @@ class CollapseStats:
     def variances(self) -> torch.Tensor:
         "(C,) mean squared distance of a class's samples to its mean (population); zero for unseen classes."
         return self.m2 / self.counts.clamp(min=1)
+
+    @property
+    def within_covariance(self) -> torch.Tensor | None:
+        "(D, D) Σ_W: the scatter of all samples about their class means over their number N (None: not kept)."
+        if self.scatter is None:
+            return None
+        return (self.scatter + self.scatter.T) / (2 * self.counts.sum().clamp(min=1))  # symmetric to rounding
+
+    @property
+    def global_mean(self) -> torch.Tensor:
+        "(D,) the unweighted mean of the means of the classes seen."
+        return self.means[self.counts > 0].mean(0)
 
 # %% ../nbs/09_collapse.ipynb #c010
 @patch
@@ -161,9 +177,14 @@ def update(
         sq = torch.linalg.vector_norm(dev, dim=1) ** 2
         m2b = torch.zeros(len(cls), dtype=torch.float64, device=X.device).index_add_(0, inv, sq)
         na = self.counts[cls]
-        delta = mean_b - self.sums[cls] / na.clamp(min=1)[:, None]
+        mean_a = self.sums[cls] / na.clamp(min=1)[:, None]
+        delta = mean_b - mean_a
         n = na + nb
         self.m2[cls] += m2b + (delta * delta).sum(1) * (na * nb / n)
+        if self.scatter is not None:  # Welford's form of the same update: one (D × N)(N × D) product for all classes
+            mean_n = mean_a + delta * (nb / n)[:, None]
+            old = torch.where((na > 0)[:, None], mean_a, mean_n)  # a class new to the stream has no old mean
+            self.scatter.addmm_((dev + (mean_b - old)[inv]).T, dev + (mean_b - mean_n)[inv])
         self.sums[cls] += sb
         self.counts[cls] = n
         self._fingerprint = None
@@ -184,6 +205,16 @@ def merge(self: CollapseStats, other: CollapseStats) -> CollapseStats:
     delta = o[1] / nb.clamp(min=1)[:, None] - self.sums / na.clamp(min=1)[:, None]
     w = torch.where(n > 0, na * nb / n.clamp(min=1), torch.zeros_like(n))
     self.m2 += o[2] + (delta * delta).sum(1) * w
+    if self.scatter is not None and other.scatter is not None:
+        self.scatter += other.scatter.to(self.scatter.device)
+        self.scatter.addmm_((delta * w[:, None]).T, delta)
+    elif self.scatter is not None or other.scatter is not None:
+        warnings.warn(
+            "merging statistics with and without the within-class scatter (one was collected before it was kept): "
+            "the merged statistics have none, and their nc1_* covariance measures are NaN",
+            stacklevel=2,
+        )
+        self.scatter = None
     self.sums += o[1]
     self.counts = n
     for k in ("sequences", "tokens"):  # both shards' counts (the merged file used to keep the first's tokens)
@@ -207,7 +238,9 @@ def fingerprint(self: CollapseStats) -> str:
 @patch
 def save(self: CollapseStats, path) -> Path:
     "Write the statistics and metadata to a safetensors file, atomically."
-    return _write_stats(path, "train", {"counts": self.counts, "sums": self.sums, "m2": self.m2}, self.meta)
+    tensors = {"counts": self.counts, "sums": self.sums, "m2": self.m2}
+    tensors.update({} if self.scatter is None else {"scatter": self.scatter})
+    return _write_stats(path, "train", tensors, self.meta)
 
 
 @patch(cls_method=True)
@@ -221,8 +254,12 @@ def load(cls: CollapseStats, path, device="cpu") -> CollapseStats:
         )
     if (t["counts"] < 0).any() or (t["m2"] < 0).any() or (t["counts"] != t["counts"].round()).any():
         raise StatsFileError(f"statistics file {path}: negative or fractional counts or variances")
-    s = cls(C, t["sums"].shape[1], device, meta)
+    D = t["sums"].shape[1]
+    if "scatter" in t and t["scatter"].shape != (D, D):
+        raise StatsFileError(f"statistics file {path}: the scatter is {tuple(t['scatter'].shape)}, not ({D}, {D})")
+    s = cls(C, D, device, meta, scatter=False)  # a file from before the scatter was kept has none
     s.counts, s.sums, s.m2 = (t[k].to(device) for k in ("counts", "sums", "m2"))
+    s.scatter = t["scatter"].to(device) if "scatter" in t else None
     return s
 
 # %% ../nbs/09_collapse.ipynb #c021

@@ -17,6 +17,7 @@ from tqdm import tqdm
 from .clm import load_clm
 from .collapse import AgreementStats, CollapseStats, StatsFileError, check_same_source, merge_shards
 from .config import load_config
+from .settings import apply_overrides
 from .data import prepare_text_blocks
 from .runfiles import parse_stats_name, partial_path, run_lock, stats_path, stats_shards
 from .checkpoints import read_json, recorded_sha256, verify_checkpoint
@@ -24,7 +25,7 @@ from .runtime import resolve_device
 
 # %% auto #0
 __all__ = ['head_input_forward', 'base_forward', 'feature_forward', 'collect_stats', 'checkpoint_blocks', 'missing_shards',
-           'merge_complete_shards', 'collect_checkpoint']
+           'merge_complete_shards', 'ood_blocks', 'collect_checkpoint']
 
 # %% ../nbs/21_collect.ipynb #c006
 def head_input_forward(
@@ -70,7 +71,7 @@ def feature_forward(
 # %% ../nbs/21_collect.ipynb #c008
 def _start_pass(out_path: Path, stage: str, ident: dict, shape: tuple, device, resume: bool) -> tuple:
     "`(stats, blocks_done, finished)`: a finished file's statistics, a partial file's, or new ones."
-    load = (lambda p: CollapseStats.load(p, device)) if stage == "train" else AgreementStats.load
+    load = (lambda p: CollapseStats.load(p, device)) if stage != "val" else AgreementStats.load
     if resume and out_path.exists():
         done = load(out_path)
         check_same_source(done.meta, ident, f"reuse {out_path} (collect with resume=False to collect it again)")
@@ -86,7 +87,7 @@ def _start_pass(out_path: Path, stage: str, ident: dict, shape: tuple, device, r
             )
         return stats, stats.meta["blocks_done"], False
     C, D = shape
-    stats = CollapseStats(C, D, device, ident) if stage == "train" else AgreementStats(C, ident)
+    stats = CollapseStats(C, D, device, ident) if stage != "val" else AgreementStats(C, ident)
     return stats, ident["block_ranges"][0][0], False
 
 
@@ -108,8 +109,8 @@ def _start_layers(paths: dict, stage, ident, dims, C, device, resume) -> tuple:
 
 def _pass_identity(blocks, stage, train_stats, batch_size, block_range, meta) -> dict:
     "The metadata that identifies a pass (checked on resume), after checking its arguments."
-    if stage not in ("train", "val"):
-        raise ValueError(f"stage must be 'train' or 'val', got {stage!r}")
+    if stage not in ("train", "val", "ood"):
+        raise ValueError(f"stage must be 'train', 'val' or 'ood', got {stage!r}")
     if stage == "val" and train_stats is None:
         raise ValueError("the validation pass needs train_stats")
     if not (isinstance(batch_size, int) and batch_size >= 1):
@@ -148,7 +149,7 @@ def _update(states: dict, todo, stage, ids, forward, n, W, train_stats: dict) ->
     head_in, logits, hs = forward(ids)
     for k in todo:
         x = (head_in if k in (None, n) else hs[k])[:, :-1]
-        if stage == "train":
+        if stage != "val":  # the train pass, or the same statistics of out-of-distribution text
             states[k].update(x, ids[:, 1:])
         else:
             head = W if k in (None, n) else None
@@ -160,7 +161,7 @@ def collect_stats(
     model,  # a Hugging Face causal LM (anything with get_output_embeddings)
     blocks: torch.Tensor,  # (n, L) token blocks, in the order training saw the stream
     out_path,  # the statistics file to write, or {layer: file} to fill several layers (0: embeddings, L: head input)
-    stage: str = "train",  # 'train' → CollapseStats, 'val' → AgreementStats
+    stage: str = "train",  # 'train' → CollapseStats, 'val' → AgreementStats, 'ood' → CollapseStats of OOD text
     train_stats: CollapseStats | dict | None = None,  # required for stage 'val' ({layer: CollapseStats} for layers)
     batch_size: int = 32,  # blocks per forward
     block_range: tuple | None = None,  # (start, stop) to collect one shard of the blocks
@@ -267,6 +268,29 @@ def _stats_lock(path: Path):
     run = path.parent.parent
     return run_lock(run, f"collecting {path.name}", name=f".{path.name}.lock", leftovers=[f"stats/.{path.name}*.tmp"])
 
+# %% ../nbs/21_collect.ipynb #c011b
+def ood_blocks(
+    checkpoint,  # a checkpoint-<step> folder written by train_clm
+    corpus: str,  # an out-of-distribution corpus: any value of data.corpus
+    train_sha256: str | None = None,  # the fingerprint of the run's own training blocks, refused as OOD
+) -> tuple:
+    "`(blocks, fingerprint)` of `corpus`'s training texts, tokenized and packed as the checkpoint's own data."
+    cfg = load_config(str(Path(checkpoint) / "config.yaml"))
+    cfg = apply_overrides(cfg, {"data.corpus": corpus})
+    _, blocks, _, fp = prepare_text_blocks(cfg.data, checkpoint)  # the checkpoint's saved tokenizer
+    if fp["train_sha256"] == train_sha256:
+        raise ValueError(f"the OOD corpus {corpus!r} gives the run's own training blocks; choose another corpus")
+    return blocks, fp
+
+
+def _ood_pass(model, checkpoint: Path, corpus: str, train_sha256: str, base: dict, common: dict) -> Path:
+    "The train pass's statistics over an out-of-distribution corpus, into `ood@<checkpoint>.safetensors`."
+    blocks, ood_fp = ood_blocks(checkpoint, corpus, train_sha256)
+    path, meta = stats_path(checkpoint, "ood"), {**base, "data_sha256": ood_fp["train_sha256"], "corpus": corpus}
+    with _stats_lock(path):
+        collect_stats(model, blocks, path, "ood", meta=meta, **common)
+    return path
+
 # %% ../nbs/21_collect.ipynb #c012
 def collect_checkpoint(
     checkpoint,  # a checkpoint-<step> folder written by train_clm
@@ -278,8 +302,9 @@ def collect_checkpoint(
     save_every: float = 120.0,  # seconds between resumable partial saves
     resume: bool = True,  # continue from partial files / keep finished ones
     progress: bool = True,  # progress bars
+    ood: str | None = None,  # an out-of-distribution corpus (any data.corpus value): also its pass, for NC5
 ) -> dict:
-    "Collect the train and/or validation statistics of a verified checkpoint into its run's `stats/` folder."
+    "Collect the train, validation (and OOD) statistics of a verified checkpoint into its run's `stats/` folder."
     checkpoint = verify_checkpoint(checkpoint)  # every byte as written: statistics are only as good as the weights
     train_blocks, valid_blocks, fp = checkpoint_blocks(checkpoint)
     if shard is not None:
@@ -287,8 +312,8 @@ def collect_checkpoint(
         if not 0 <= i < n:
             raise ValueError(f"shard {i} of {n} does not exist")
         block_range = (i * len(train_blocks) // n, (i + 1) * len(train_blocks) // n)
-    if block_range and "val" in stages:
-        raise ValueError("block_range shards the train pass; run the validation pass without it")
+    if block_range and ("val" in stages or ood is not None):
+        raise ValueError("block_range shards the train pass; run the validation and OOD passes without it")
     with _stats_lock(stats_path(checkpoint, "train", block_range)):
         model, _ = load_clm(checkpoint)
         model.to(resolve_device(device))
@@ -324,4 +349,6 @@ def collect_checkpoint(
             val_meta = {**base, "data_sha256": fp["validation_sha256"]}
             with _stats_lock(out["val"]):
                 collect_stats(model, valid_blocks, out["val"], "val", train_stats=train, meta=val_meta, **common)
+        if ood is not None:
+            out["ood"] = _ood_pass(model, checkpoint, ood, fp["train_sha256"], base, common)
         return out

@@ -163,16 +163,27 @@ class CLMModelConfig:
     n_head: int = opt(4, "attention heads; must divide width", ge=1)
     dropout: float = opt(0.0, "embedding, attention and residual dropout", ge=0, lt=1)
     init_std: float = opt(0.02, "standard deviation of the weight initialisation", gt=0)
+    attention: Literal["paper", "global"] = opt(
+        "paper",
+        "'paper': global and local (sliding-window) attention alternating from the first layer, as Linguistic "
+        "Collapse's GPT-Neo (an odd depth ends with a global layer); 'global': global attention in every layer",
+    )
+    window_size: int = opt(
+        256, "positions a local-attention layer sees: the query's own and the window_size - 1 before it", ge=1
+    )
+    activation_function: str = opt("gelu_new", "the MLP's activation, a name of transformers' ACT2FN (GPT-Neo's own)")
+    layer_norm_epsilon: float = opt(1e-5, "epsilon of every layer norm (GPT-Neo's own)", gt=0)
 
-
+# %% ../nbs/00b_config.ipynb #c026b
 @dataclass
 class TextDataConfig:
     "Where the text comes from and how it becomes fixed-length token blocks."
 
     corpus: str = opt(
         "generated",
-        "'generated' (offline stories), a local .txt/.json/.jsonl/.csv/.parquet/"
-        ".arrow file or save_to_disk folder, or a hub dataset name (needs network)",
+        "'generated' (offline stories), 'tinystories-sample' (2 MiB of TinyStories shipped with the package), "
+        "a local .txt/.json/.jsonl/.csv/.parquet/.arrow file or save_to_disk folder, or a hub dataset name "
+        "(needs network)",
     )
     n_stories: int = opt(6000, "stories to generate when corpus='generated'", ge=1)
     corpus_seed: int = opt(0, "seed of the generated corpus and of the train/validation split")

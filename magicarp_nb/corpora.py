@@ -19,10 +19,11 @@ import datasets
 
 from .runfiles import atomic_write
 from .stories import generate_stories
-from .sources import cache_dir, check_text_column, read_dataset, read_texts, split_validation, texts_dataset
+from .sources import cache_dir, check_text_column, read_dataset, read_texts, shipped_file, split_validation
+from .sources import texts_dataset
 
 # %% auto #0
-__all__ = ['load_text_corpus', 'corpus_of', 'documented_functions', 'extract_stdlib_pairs']
+__all__ = ['NAMED_CORPORA', 'load_text_corpus', 'corpus_of', 'documented_functions', 'extract_stdlib_pairs']
 
 # %% ../nbs/04_corpora.ipynb #c006
 def _txt_texts(path: Path, separator: str) -> datasets.Dataset:
@@ -59,6 +60,10 @@ def _only_texts(ds: datasets.Dataset, where: str, text_column: str) -> datasets.
         return ds.remove_columns(keep).filter(lambda b: [bool(t and t.strip()) for t in b["text"]], batched=True)
 
 
+NAMED_CORPORA = {"tinystories-sample": "tinystories_sample.txt"}
+"Corpora shipped with the package (`sources.shipped_file`) by their `data.corpus` name; `<|endoftext|>` between texts."
+
+
 def load_text_corpus(
     source: str = "generated",  # see the table above
     n_stories: int = 6000,  # stories to generate when source='generated'
@@ -75,11 +80,14 @@ def load_text_corpus(
         raise ValueError(f"difficulty={difficulty} applies to the generated corpus only, not to {source!r}")
     if source == "generated":
         dsd = split_validation(texts_dataset(generate_stories(n_stories, seed, difficulty)), val_fraction, seed)
+    elif source in NAMED_CORPORA:  # shipped as TinyStories' own .txt format
+        dsd = split_validation(_txt_texts(shipped_file(NAMED_CORPORA[source]), "<|endoftext|>"), val_fraction, seed)
     elif path.suffix == ".txt":
         dsd = split_validation(_txt_texts(path, separator), val_fraction, seed)
     else:
         hint = (
-            "Use data.corpus=generated, or download the dataset where there is network "
+            "Use data.corpus=generated or data.corpus=tinystories-sample (2 MiB of TinyStories shipped with the "
+            "package), or download the dataset where there is network "
             "(datasets.load_dataset(name).save_to_disk(folder)) and set data.corpus=<folder>; "
             "TinyStories' TinyStories-train.txt also works as a .txt file."
         )

@@ -16,12 +16,13 @@ import torch
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
 from transformers import AutoTokenizer, PreTrainedTokenizerFast
 
-from .corpora import corpus_of
-from .sources import require_hub
+from .corpora import NAMED_CORPORA, corpus_of
+from .sources import hub_reachable, is_hub_name, require_hub
 
 # %% auto #0
 __all__ = ['EOT', 'train_bpe_tokenizer', 'load_tokenizer', 'tokenizer_fingerprint', 'pack_blocks', 'blocks_fingerprint',
-           'epoch_order', 'unigram_entropy', 'unigram_cross_entropy', 'data_fingerprint', 'prepare_text_blocks']
+           'epoch_order', 'unigram_entropy', 'unigram_cross_entropy', 'data_fingerprint', 'check_local_data',
+           'prepare_text_blocks']
 
 # %% ../nbs/05_data.ipynb #c006
 EOT = "<|endoftext|>"
@@ -184,13 +185,40 @@ def data_fingerprint(data_cfg, tokenizer, train: torch.Tensor, valid: torch.Tens
     }
 
 
+def check_local_data(
+    data_cfg,  # a `config.TextDataConfig`
+    tokenizer_saved: bool = False,  # the tokenizer comes from a saved folder (a resumed run, a checkpoint)
+) -> None:
+    "Fail at once, in one line naming the keys, when `data.corpus` or `data.tokenizer` need a hub that does not answer."
+    hub = {}
+    if data_cfg.corpus not in ("generated", *NAMED_CORPORA) and is_hub_name(data_cfg.corpus):
+        hub["corpus"] = data_cfg.corpus
+    if data_cfg.tokenizer != "bpe" and not tokenizer_saved and is_hub_name(data_cfg.tokenizer):
+        hub["tokenizer"] = data_cfg.tokenizer
+    if not hub or hub_reachable():
+        return
+    fixes = {
+        "tokenizer": "data.tokenizer at a folder saved with save_pretrained (AutoTokenizer.from_pretrained(NAME)"
+        ".save_pretrained(FOLDER) where there is network)",
+        "corpus": "data.corpus at local text (data.corpus=tinystories-sample: 2 MiB of TinyStories shipped with the "
+        "package; a .txt file; or a save_to_disk folder)",
+    }
+    raise ConnectionError(
+        " and ".join(f"data.{k}={v!r}" for k, v in hub.items())
+        + f" need{'s' * (len(hub) == 1)} the Hugging Face hub, which cannot be reached (offline, or HF_HUB_OFFLINE=1): "
+        + "point "
+        + "; and ".join(fixes[k] for k in hub)
+    )
+
+
 def prepare_text_blocks(
     data_cfg,  # a `config.TextDataConfig`
     tokenizer_dir=None,  # folder of a saved tokenizer to reuse, or where to save a new one
 ) -> tuple:
     "Corpus → tokenizer → packed blocks: returns `(tokenizer, train_blocks, validation_blocks, fingerprint)`."
-    corpus = corpus_of(data_cfg)
     saved = tokenizer_dir is not None and (Path(tokenizer_dir) / "tokenizer.json").exists()
+    check_local_data(data_cfg, saved)  # before any work: an offline machine learns everything it lacks at once
+    corpus = corpus_of(data_cfg)
     if saved:
         tok = load_tokenizer(str(tokenizer_dir))
     elif data_cfg.tokenizer == "bpe":

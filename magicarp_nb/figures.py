@@ -20,11 +20,13 @@ import yaml
 from .analyze import EXTRA_COLUMNS, PAPER_COLUMNS
 from .measures import MeasureSettings, measure_unit
 from .runfiles import atomic_write, parse_run_name
+from .sources import shipped_file
 
 # %% auto #0
-__all__ = ['LOSS_UNITS', 'MEASURES', 'UNITS', 'PAPER', 'TOKENIZER_NOTE', 'figure_alt', 'save_figure', 'plot_training_log',
-           'axis_label', 'checkpoint_rows', 'final_rows', 'analysis_settings', 'plot_nc_vs_loss', 'load_reference',
-           'plot_seeds', 'correlations', 'plot_correlations', 'has_layers', 'plot_layers', 'experiment_figures']
+__all__ = ['LOSS_UNITS', 'MEASURES', 'UNITS', 'PAPER', 'TOKENIZER_NOTE', 'PAPER_TABLE', 'figure_alt', 'save_figure',
+           'plot_training_log', 'axis_label', 'checkpoint_rows', 'final_rows', 'analysis_settings', 'plot_nc_vs_loss',
+           'reference_path', 'load_reference', 'plot_seeds', 'correlations', 'plot_correlations', 'has_layers',
+           'plot_layers', 'experiment_figures']
 
 # %% ../nbs/30_figures.ipynb #c005
 LOSS_UNITS = {"clm": "nats per token", "carp": "nats per pair"}
@@ -213,6 +215,17 @@ def plot_nc_vs_loss(
     return fig
 
 # %% ../nbs/30_figures.ipynb #c015
+PAPER_TABLE = "lc-2024_10_24.csv"
+"The table Linguistic Collapse published, shipped with the package (`sources.shipped_file`): the reference `paper`."
+
+
+def reference_path(
+    reference,  # 'paper' (the shipped table of Wu & Papyan 2024), or the path of a CSV with the paper's columns
+) -> Path:
+    "The CSV a reference names: `'paper'` is the shipped table of Linguistic Collapse; any other string, a path."
+    return shipped_file(PAPER_TABLE) if str(reference) == "paper" else Path(reference)
+
+
 def load_reference(
     path,  # a CSV with the paper's columns (e.g. Linguistic Collapse's lc-2024_10_24.csv)
 ) -> pd.DataFrame:
@@ -364,13 +377,13 @@ def plot_layers(
 def experiment_figures(
     experiment_dir,  # runs/<experiment>, with analysis.csv
     arch: str = "",  # 'DxW' of the seeds figure (default: the architecture with most seeds)
-    reference=None,  # the published table's CSV (e.g. Linguistic Collapse's), drawn as a cloud under the runs
+    reference=None,  # 'paper' (Linguistic Collapse's table) or a CSV of a published table: a cloud under the runs
 ) -> list[Path]:
     "Measures against validation loss, seeds of one architecture, correlations (and through depth), into `figures/`."
     exp = Path(experiment_dir)
     table = pd.read_csv(exp / "analysis.csv")
     df, out, name, settings = final_rows(table), exp / "figures", exp.name, analysis_settings(exp)
-    ref = load_reference(reference) if reference else None
+    ref = load_reference(reference_path(reference)) if reference else None
     history = checkpoint_rows(table)
     history = history if history.groupby("run").size().max() > 1 else None  # one checkpoint per run: no lines
     written = [out / "nc_vs_loss.png"]

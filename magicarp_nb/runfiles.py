@@ -455,7 +455,7 @@ def start_run(
 
 # %% ../nbs/02_runfiles.ipynb #c036
 _STATS_RE = re.compile(
-    r"^(train|val)@(checkpoint-(\d+))(?:\.blocks(\d+)-(\d+))?(?:\.layer(\d+))?\.safetensors(\.partial)?$"
+    r"^(train|val|ood)@(checkpoint-(\d+))(?:\.blocks(\d+)-(\d+))?(?:\.layer(\d+))?\.safetensors(\.partial)?$"
 )
 
 

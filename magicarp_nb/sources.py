@@ -5,6 +5,7 @@
 # %% ../nbs/03_sources.ipynb #c003
 from __future__ import annotations
 
+import importlib.resources
 import os
 import random
 import socket
@@ -15,8 +16,8 @@ import datasets
 from huggingface_hub import constants
 
 # %% auto #0
-__all__ = ['hub_reachable', 'require_hub', 'read_dataset', 'check_text_column', 'read_texts', 'texts_dataset', 'split_validation',
-           'cache_dir']
+__all__ = ['SHIPPED_DIR', 'hub_reachable', 'require_hub', 'is_hub_name', 'read_dataset', 'check_text_column', 'read_texts',
+           'texts_dataset', 'split_validation', 'cache_dir', 'shipped_file']
 
 # %% ../nbs/03_sources.ipynb #c006
 def hub_reachable(timeout: float = 3.0) -> bool:
@@ -44,6 +45,15 @@ def require_hub(what: str, local_hint: str) -> None:
 _TABLES = {".json": "json", ".jsonl": "json", ".csv": "csv", ".parquet": "parquet", ".arrow": "arrow"}
 
 
+def is_hub_name(
+    source: str,  # a data.corpus, data.tokenizer, pair source... value
+) -> bool:
+    "Whether `source` can only be read from the hub: no file or folder of that name here, and not spelt as a path."
+    path = Path(os.path.expanduser(source))
+    local = path.suffix in _TABLES or path.suffix == ".txt" or path.exists()
+    return not (local or source.startswith((".", "/", "~")) or os.sep + os.sep in source)
+
+
 def read_dataset(
     source: str,  # a local .json/.jsonl/.csv/.parquet/.arrow file, a save_to_disk folder, or a hub name
     what: str,  # what is read, for errors ('corpus', 'pair dataset', …)
@@ -65,7 +75,7 @@ def read_dataset(
             dsd = datasets.load_from_disk(str(path))
         except Exception as e:
             raise ValueError(f"cannot read {what} folder {path} (save_to_disk's format): {e}") from None
-    elif path.exists() or source.startswith((".", "/", "~")) or os.sep + os.sep in source:
+    elif not is_hub_name(source):
         raise ValueError(f"cannot read {what} {source!r}: expected {also}{', '.join(_TABLES)} or a save_to_disk folder")
     else:
         require_hub(f"{what} {source!r}", hub_hint)
@@ -132,3 +142,20 @@ def cache_dir() -> Path:
     if os.environ.get("MAGICARP_CACHE"):
         return Path(os.environ["MAGICARP_CACHE"])
     return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "magicarp_nb"
+
+# %% ../nbs/03_sources.ipynb #c018
+SHIPPED_DIR = Path(str(importlib.resources.files("magicarp_nb").joinpath("shipped")))
+"Data files installed with the package, each with a `<name>.NOTICE.md` of its source and license."
+
+
+def shipped_file(
+    name: str,  # a file of `SHIPPED_DIR`, e.g. 'tinystories_sample.txt'
+) -> Path:
+    "The path of a data file shipped with the package; a clear error when this installation lacks it."
+    path = SHIPPED_DIR / name
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path} is missing from this installation of magicarp_nb: reinstall it from a complete clone "
+            "(pip install -e .; settings.ini's package_data ships shipped/*)"
+        )
+    return path
