@@ -23,10 +23,10 @@ from .runfiles import atomic_write, parse_run_name
 from .sources import shipped_file
 
 # %% auto #0
-__all__ = ['LOSS_UNITS', 'MEASURES', 'UNITS', 'PAPER', 'TOKENIZER_NOTE', 'PAPER_TABLE', 'figure_alt', 'save_figure',
-           'plot_training_log', 'axis_label', 'checkpoint_rows', 'final_rows', 'analysis_settings', 'plot_nc_vs_loss',
-           'reference_path', 'load_reference', 'plot_seeds', 'correlations', 'plot_correlations', 'has_layers',
-           'plot_layers', 'experiment_figures']
+__all__ = ['LOSS_UNITS', 'MEASURES', 'UNITS', 'PAPER', 'TOKENIZER_NOTE', 'PAPER_TABLE', 'DELTA_COLUMNS', 'figure_alt',
+           'save_figure', 'plot_training_log', 'axis_label', 'checkpoint_rows', 'final_rows', 'analysis_settings',
+           'plot_nc_vs_loss', 'reference_path', 'load_reference', 'plot_seeds', 'correlations', 'plot_correlations',
+           'has_layers', 'plot_layers', 'reference_deltas', 'experiment_figures']
 
 # %% ../nbs/30_figures.ipynb #c005
 LOSS_UNITS = {"clm": "nats per token", "carp": "nats per pair"}
@@ -373,6 +373,26 @@ def plot_layers(
         save_figure(fig, save)
     return fig
 
+# %% ../nbs/30_figures.ipynb #c035c
+DELTA_COLUMNS = ("val_loss", "cdnv", "log_kern_mean", "etf_error", "dual_error", "agreement")
+
+
+def reference_deltas(
+    table: pd.DataFrame,  # an analysis table (every checkpoint's row; several experiments: `model` is exp/name)
+    reference: pd.DataFrame,  # a published table (`load_reference`)
+    columns=DELTA_COLUMNS,  # the values compared
+) -> pd.DataFrame:
+    "Our rows whose model has a published row of the same name: ours, the paper's and ours − the paper's."
+    ours = table[table["layer"].isna() | (table["layer"] == table["depth"])] if "layer" in table else table
+    ours = ours.assign(agreement=ours["hits"] / (ours["hits"] + ours["misses"])) if "hits" in ours else ours
+    name = ours["model"].str.split("/").str[-1]  # a name within its experiment
+    both = ours.assign(name=name).merge(reference, left_on="name", right_on="model", suffixes=("", "_paper"))
+    out = pd.DataFrame({"model": both["name"]})
+    for col in (c for c in columns if c in both and f"{c}_paper" in both):
+        out[col], out[f"{col}_paper"] = both[col], both[f"{col}_paper"]
+        out[f"{col}_delta"] = both[col] - both[f"{col}_paper"]
+    return out.reset_index(drop=True)
+
 # %% ../nbs/30_figures.ipynb #c037
 def experiment_figures(
     experiment_dir,  # runs/<experiment>, with analysis.csv
@@ -400,4 +420,6 @@ def experiment_figures(
     if has_layers(table):  # collected with layers: the figure through depth
         written.append(out / "layers.png")
         plt.close(plot_layers(table, save=written[-1], title=name, settings=settings))
+    if ref is not None and len(deltas := reference_deltas(table, ref)):  # runs named like published ones
+        written.append(atomic_write(out / "reference_deltas.csv", deltas.to_csv(index=False)))
     return written
