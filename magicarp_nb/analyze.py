@@ -20,7 +20,8 @@ from tqdm import tqdm
 from .clm import load_clm
 from .collapse import AgreementStats, CollapseStats, StatsFileError, stats_info
 from .measures import MEASURES, NC_COLUMNS, MeasureSettings, measure_columns, nc_row
-from .runfiles import atomic_write, paper_axes, parse_run_name, parse_stats_name, run_lock
+from .run_names import paper_axes, parse_run_name
+from .runfiles import atomic_write, parse_stats_name, run_lock
 from .checkpoints import CheckpointError, list_checkpoints, read_json, recorded_sha256, verify_checkpoint
 from .runfiles import checkpoint_step, partial_path, stats_path, stats_shards
 from .runtime import resolve_device
@@ -28,6 +29,19 @@ from .runtime import resolve_device
 # %% auto #0
 __all__ = ['PAPER_COLUMNS', 'EXTRA_COLUMNS', 'INT_COLUMNS', 'HEAD_FILE', 'PROGRESS_COLUMNS', 'checkpoint_label', 'find_stats',
            'StaleStatsError', 'check_weights', 'analysis_row', 'experiment_dirs', 'analyze', 'progress_table']
+
+# %% ../nbs/22_analyze.ipynb #c005a
+def checkpoint_label(checkpoint: Path, step: int) -> str:
+    """The checkpoint's part of a model's name: its step, or for a run named in the paper's scheme the index of the
+    epoch it ends (the paper's `@C`: 0 after the first epoch), read from its `trainer_state.json` when it has one."""
+    if paper_axes(checkpoint.parent.name) is None:
+        return str(step)
+    try:
+        state = json.loads((checkpoint / "trainer_state.json").read_text())
+        epoch, inside = int(state["epoch"]), int(state["batch_in_epoch"])
+    except (OSError, ValueError, KeyError, TypeError):  # gone or unreadable: the step, which is never ambiguous
+        return str(step)
+    return str(epoch - 1) if inside == 0 and epoch >= 1 else str(step)
 
 # %% ../nbs/22_analyze.ipynb #c005
 PAPER_COLUMNS = ["model", "n_params", "val_acc", "val_loss", "perplex", *NC_COLUMNS]
@@ -61,19 +75,6 @@ def _found_stats(experiment_dir: Path) -> list[dict]:
             "collecting its checkpoints (a CARP run is evaluated by run_eval, not analysed)"
         )
     return entries
-
-
-def checkpoint_label(checkpoint: Path, step: int) -> str:
-    """The checkpoint's part of a model's name: its step, or for a run named in the paper's scheme the index of the
-    epoch it ends (the paper's `@C`: 0 after the first epoch), read from its `trainer_state.json` when it has one."""
-    if paper_axes(checkpoint.parent.name) is None:
-        return str(step)
-    try:
-        state = json.loads((checkpoint / "trainer_state.json").read_text())
-        epoch, inside = int(state["epoch"]), int(state["batch_in_epoch"])
-    except (OSError, ValueError, KeyError, TypeError):  # gone or unreadable: the step, which is never ambiguous
-        return str(step)
-    return str(epoch - 1) if inside == 0 and epoch >= 1 else str(step)
 
 
 def find_stats(experiment_dir) -> list[dict]:

@@ -22,7 +22,8 @@ from .config import CLMConfig, CLMModelConfig, config_yaml, load_config
 from .settings import ConfigValueError, check_name
 from .data import load_tokenizer, prepare_text_blocks, unigram_cross_entropy, unigram_entropy
 from .objectives import simctg_loss
-from .runfiles import arch_name, has_checkpoints, replace_dir, writing
+from .run_names import arch_name
+from .runfiles import has_checkpoints, replace_dir, writing
 from .distributed import all_gather, all_reduce_sum, rank_of, world_size_of
 from .engines import as_backward, check_engine_config, make_engine
 from .runtime import parse_device, quiet_transformers, resolve_device, seed_everything, tracker_names

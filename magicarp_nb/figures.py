@@ -19,7 +19,8 @@ import yaml
 
 from .analyze import EXTRA_COLUMNS, PAPER_COLUMNS
 from .measures import MeasureSettings, measure_unit
-from .runfiles import atomic_write, parse_run_name
+from .run_names import parse_run_name
+from .runfiles import atomic_write
 from .sources import shipped_file
 
 # %% auto #0

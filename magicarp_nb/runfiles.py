@@ -10,7 +10,6 @@ import errno
 import fcntl
 import hashlib
 import json
-import math
 import os
 import re
 import shutil
@@ -24,11 +23,10 @@ from pathlib import Path
 import yaml
 
 # %% auto #0
-__all__ = ['DECAY_LETTERS', 'RUN_RECORD', 'LOCK_NAME', 'DiskFull', 'writing', 'atomic_write', 'write_run_record', 'arch_name',
-           'paper_run_name', 'parse_run_name', 'paper_axes', 'checkpoint_name', 'checkpoint_step', 'checkpoint_folders',
-           'has_checkpoints', 'replace_dir', 'recover_replaced', 'run_or_checkpoint', 'check_out_folder',
-           'RunFolderLocked', 'links_inside', 'clean_leftovers', 'holds_lock', 'run_lock', 'start_run', 'stats_path',
-           'partial_path', 'parse_stats_name', 'file_sha256', 'stats_shards']
+__all__ = ['RUN_RECORD', 'LOCK_NAME', 'DiskFull', 'writing', 'atomic_write', 'write_run_record', 'checkpoint_name',
+           'checkpoint_step', 'checkpoint_folders', 'has_checkpoints', 'replace_dir', 'recover_replaced',
+           'run_or_checkpoint', 'check_out_folder', 'RunFolderLocked', 'links_inside', 'clean_leftovers', 'holds_lock',
+           'run_lock', 'start_run', 'stats_path', 'partial_path', 'parse_stats_name', 'file_sha256', 'stats_shards']
 
 # %% ../nbs/02_runfiles.ipynb #c006
 class DiskFull(OSError):
@@ -144,51 +142,6 @@ def write_run_record(
                 "use a new run folder, or delete the old one to start over"
             )
     return atomic_write(path, text)
-
-# %% ../nbs/02_runfiles.ipynb #c015
-_RUN_RE = re.compile(r"^(\d+)x(\d+)(?:_s(\d+))?")
-DECAY_LETTERS = {0.0: "n", 5e-4: "d", 0.1: "L"}
-"The weight decays of Linguistic Collapse's grid and their letter in its run names."
-_PAPER_RE = re.compile(r"^(\d{2})x(\d{4})_(\d{2})([ndL])(\d{2})?$")
-
-
-def arch_name(n_layer: int, width: int) -> str:
-    "The paper's name of an architecture: depth and width, zero-padded (`02x0128`)."
-    return f"{n_layer:02d}x{width:04d}"
-
-
-def paper_run_name(
-    n_layer: int,  # depth
-    width: int,  # hidden size
-    epochs: int,  # epochs trained (EE)
-    weight_decay: float,  # 0, 5e-4 or 0.1 (T: n, d or L)
-    seed: int | None = None,  # SS, in a grid of several seeds (None: left out, as in most of the paper's names)
-) -> str:
-    "A run's name in Linguistic Collapse's scheme, `DDxWWWW_EET[SS]` (`02x0768_01d03`: 2×768, 1 epoch, 5e-4, seed 3)."
-    letter = next((t for wd, t in DECAY_LETTERS.items() if math.isclose(weight_decay, wd, abs_tol=1e-12)), None)
-    if letter is None:
-        raise ValueError(f"weight decay {weight_decay:g} has no letter in the paper's run names (n = 0, d = 5e-4, "
-                         "L = 0.1); name the run yourself (run_name)")  # fmt: skip
-    if not (0 < epochs < 100 and (seed is None or 0 <= seed < 100)):
-        raise ValueError(f"the paper's run names hold epochs and seeds of two digits, got {epochs} and {seed}")
-    return f"{arch_name(n_layer, width)}_{epochs:02d}{letter}" + ("" if seed is None else f"{seed:02d}")
-
-
-def parse_run_name(name: str) -> dict:
-    "Depth, width and seed from a run name like `02x0128_s12` or the paper's `02x0128_01d03` (missing: None)."
-    paper = _PAPER_RE.match(name)
-    if paper:
-        return {"depth": int(paper[1]), "width": int(paper[2]), "seed": int(paper[5]) if paper[5] else None}
-    m = _RUN_RE.match(name)
-    if not m:
-        return {"depth": None, "width": None, "seed": None}
-    return {"depth": int(m[1]), "width": int(m[2]), "seed": int(m[3]) if m[3] else None}
-
-
-def paper_axes(name: str) -> dict | None:
-    "Epochs and weight decay of a name in the paper's scheme (`02x0768_01d03` → 1 and 5e-4); None for another name."
-    m = _PAPER_RE.match(name)
-    return None if not m else {"epochs": int(m[3]), "weight_decay": {t: wd for wd, t in DECAY_LETTERS.items()}[m[4]]}
 
 # %% ../nbs/02_runfiles.ipynb #c018
 _CHECKPOINT_RE = re.compile(r"^checkpoint-(\d+)$")
