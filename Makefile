@@ -68,7 +68,8 @@ docs-check: setup  ## open every page of _docs/ in headless Chromium (apt-get in
 readme: setup  ## regenerate README.md from nbs/index.ipynb
 	$(BIN)/python tools/render_docs.py --readme
 
-layout: setup  ## fail if an import points to a higher-numbered notebook, exported code imports inside a function, or a module or cell is too long
+layout: setup  ## fail if an import points to a higher-numbered notebook, exported code imports inside a function, a module or cell is too long, or a tracked file names a folder outside the repository
+	$(BIN)/python tools/check_layout.py --self-test
 	$(BIN)/python tools/check_layout.py
 
 style: setup  ## format and lint notebooks, tools and tests with ruff, then re-export

@@ -19,6 +19,8 @@ Numbered notebooks `nbs/NN_name.ipynb` each open with a `#| default_exp <module>
    `__all__`, and declarative lines: module- and class-level assignments of literals (word lists, tables,
    `"a b c".split()`) and annotated assignments in class bodies (dataclass fields).
 5. At most 60 lines per code cell of a numbered notebook (non-blank lines, `#|` directives excluded).
+6. No tracked file names the folder beside the repository that its data were first copied from (`../shared`,
+   at any depth of `../`): a clone has nothing beside it, so what the project needs is committed in it.
 
     python tools/check_layout.py             # module-size table, then violations; exit 1 if any
     python tools/check_layout.py --quiet     # violations only
@@ -30,6 +32,7 @@ import ast
 import io
 import json
 import re
+import subprocess
 import sys
 import tempfile
 import tokenize
@@ -41,6 +44,7 @@ MAX_LOGIC, MAX_CELL = 400, 60
 NUMBERED = re.compile(r"^(\d+)([a-z]*)_\w+\.ipynb$")
 DEFAULT_EXP = re.compile(r"^#\|\s*default_exp\s+(\S+)", re.M)
 GENERATED = re.compile(r"^# %% \.\./(nbs/\S+) #(\S+)")
+OUTSIDE = re.compile(r"(?:\.\./)+shared\b")
 NOT_CODE = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
 
 
@@ -200,9 +204,30 @@ def logic_lines(source, tree):
     return len(code)
 
 
+def tracked_files(root):
+    "The files git tracks under `root` (every file, in a folder that is not a git checkout)."
+    try:
+        out = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, check=True).stdout
+        return [root / name for name in out.decode().split("\0") if name]
+    except (OSError, subprocess.CalledProcessError):
+        return [p for p in root.rglob("*") if p.is_file()]
+
+
+def check_outside(root, problems):
+    "Rule 6: no tracked file names the folder beside the repository (this checker, which defines the pattern, aside)."
+    for path in tracked_files(root):
+        if path.resolve() == Path(__file__).resolve() or not path.is_file():
+            continue
+        text = path.read_bytes().decode("utf-8", errors="replace")
+        for m in OUTSIDE.finditer(text):
+            line = text.count("\n", 0, m.start()) + 1
+            problems.append(f"{path.relative_to(root)}:{line}: names {m[0]}, outside the repository; commit the data")
+
+
 def run_checks(root):
     "All violations, and (module, notebook, logic lines) for each exported module."
     problems = []
+    check_outside(root, problems)
     owner, cells = layers(root, problems)
     check_notebooks(owner, cells, problems)
     graph, sizes = {}, []
@@ -240,6 +265,7 @@ def self_test():
         'T = {"a": (1, -2)}\nN = len(WORDS)\nclass C:\n    x: int = opt(1)\n    y = [1]\n\n'
         "def f():\n    'Doc.'\n    return [g()]\n",
         "magicarp_nb/end.py": "import pandas\n\ndef e():\n    import torch  # late import: heavy\n",
+        "README.md": "Read\n`../../shared/data/x.csv`.\n",
     }
     expected = [
         "nbs/00_base.ipynb cell 1 (c1): imports top from nbs/02_top.ipynb",
@@ -249,6 +275,7 @@ def self_test():
         "magicarp_nb/mid.py:2 in h(): import inside a function without",
         "magicarp_nb/mid.py:3 in h(): package import inside a function",
         "import cycle: base -> top -> base",
+        "README.md:2: names ../../shared, outside the repository",
     ]
     with tempfile.TemporaryDirectory() as tmp:
         for name, text in files.items():
