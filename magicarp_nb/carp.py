@@ -39,11 +39,13 @@ __all__ = ['CARP', 'CarpModel', 'build_carp', 'has_mlm_phase', 'carp_run_name', 
 
 # %% ../nbs/14_carp.ipynb #c006
 class CarpModel(nn.Module):
-    "A passage tower, a review tower (the same module when shared) and the objective, which owns the logit scale."
+    "Passage and review towers (one module when shared), each side's prompt, and the objective (the logit scale's)."
 
-    def __init__(self, passage_encoder: nn.Module, review_encoder: nn.Module, objective: nn.Module):
+    def __init__(self, passage_encoder: nn.Module, review_encoder: nn.Module, objective: nn.Module,
+                 passage_prompt: str = "", review_prompt: str = ""):  # fmt: skip
         super().__init__()
         self.passage_encoder, self.review_encoder, self.objective = passage_encoder, review_encoder, objective
+        self.passage_prompt, self.review_prompt = passage_prompt, review_prompt  # `encoder.*_prompt`
         if objective.needs_ema:  # EMA towers for the objective's soft targets (momentum distillation), no gradient
             self.momentum_passage = copy.deepcopy(passage_encoder).requires_grad_(False)
             self.momentum_review = self.momentum_passage if self.shared else copy.deepcopy(review_encoder)
@@ -52,6 +54,13 @@ class CarpModel(nn.Module):
     @property
     def shared(self) -> bool:
         return self.passage_encoder is self.review_encoder
+
+    def tower(self, side: str) -> tuple:
+        "`(encoder, prompt)` that encode the texts of a side: 'passage', or 'review' (and hard-negative reviews)."
+        if side not in ("passage", "review"):
+            raise ValueError(f"a side of the pairs is 'passage' or 'review', got {side!r}")
+        return (self.passage_encoder, self.passage_prompt) if side == "passage" else (self.review_encoder,
+                                                                                      self.review_prompt)  # fmt: skip
 
     @torch.no_grad()
     def update_momentum(self) -> None:
@@ -82,7 +91,8 @@ def build_carp(
     mlm = has_mlm_phase(cfg)  # CARP-MLM: towers with the backbone's masked-LM head
     p_enc, tok, max_length = build_encoder(cfg.encoder, backbones[0] if backbones else None, mlm)
     r_enc = p_enc if cfg.encoder.shared else build_encoder(cfg.encoder, backbones[1] if backbones else None, mlm)[0]
-    return CarpModel(p_enc, r_enc, make_objective(cfg.objective)), tok, max_length
+    prompts = (cfg.encoder.passage_prompt, cfg.encoder.review_prompt)
+    return CarpModel(p_enc, r_enc, make_objective(cfg.objective), *prompts), tok, max_length
 
 
 def has_mlm_phase(cfg: CarpConfig) -> bool:
@@ -318,9 +328,11 @@ def _tokenized_splits(cfg: CarpConfig, tok, max_length: int) -> tuple:
     splits = load_pairs(cfg.data)
     negatives = splits.train["negatives"] if cfg.data.negative_columns else None
     collators = [COLLATORS[name](tok, cfg.seed) for name in cfg.data.collators]  # data.collators, by name
+    prompts = dict(passage_prompt=cfg.encoder.passage_prompt, review_prompt=cfg.encoder.review_prompt)
     train = TokenizedPairs(splits.train["passage"], splits.train["review"], tok, max_length, negatives=negatives,
-                           collators=collators)  # fmt: skip
-    return splits, train, TokenizedPairs(splits.validation["passage"], splits.validation["review"], tok, max_length)
+                           collators=collators, **prompts)  # fmt: skip
+    val = TokenizedPairs(splits.validation["passage"], splits.validation["review"], tok, max_length, **prompts)
+    return splits, train, val
 
 
 def _pairs_fingerprint(cfg: CarpConfig, report: dict, train: TokenizedPairs, val: TokenizedPairs) -> dict:
@@ -404,6 +416,9 @@ def check_carp(cfg: CarpConfig) -> CarpConfig:
             else f"encoder.tokens=true gives token features, which objective.name={cfg.objective.name} does not read: "
             "set encoder.tokens=false, or objective.name=filip"
         )
+    if "crop" in cfg.data.collators and cfg.encoder.passage_prompt:
+        raise ConfigValueError("data.collators=[crop] keeps a random span of each passage's tokens, its prompt's among "
+                               "them: set encoder.passage_prompt='' or leave out the crop")  # fmt: skip
     if cfg.data.pipeline == "table" and not cfg.data.source:
         raise ConfigValueError("data.pipeline=table reads a table: set data.source (a local file or folder)")
     return cfg

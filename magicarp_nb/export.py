@@ -19,7 +19,7 @@ from .encoders import DirectProjection
 from .runfiles import LOCK_NAME, atomic_write, check_out_folder, run_lock
 
 # %% auto #0
-__all__ = ['sentence_transformers_modules', 'export_sentence_transformers']
+__all__ = ['sentence_transformers_modules', 'sentence_transformers_model', 'export_sentence_transformers']
 
 # %% ../nbs/18c_export.ipynb #c006
 _POOLING = {"mean": "mean", "cls": "cls", "last": "lasttoken"}  # ours -> sentence-transformers' pooling mode
@@ -61,12 +61,51 @@ def sentence_transformers_modules(encoder, tokenizer, max_length: int, workdir: 
         mods.append(st.Normalize())
     return mods
 
+# %% ../nbs/18c_export.ipynb #c006n
+_TASK = {"review": "query", "passage": "document"}  # a side -> sentence-transformers' task: route and prompt name
+
+
+def sentence_transformers_model(
+    model,  # a carp.CarpModel: its towers and each side's prompt
+    tokenizer,  # the towers' tokenizer
+    max_length: int,  # tokens per text, the prompt's included
+    workdir: Path,  # where the backbones are written on the way
+    sides: tuple = ("review", "passage"),  # the sides it encodes: both, or one tower's own
+) -> tuple:
+    "`(SentenceTransformer, {task: modules})`: `encode_query` as the review side, `encode_document` as the passage's."
+    from sentence_transformers import SentenceTransformer  # late import: loads its model zoo
+    from sentence_transformers.sentence_transformer.modules import Router  # late import: idem
+
+    towers = {_TASK[side]: model.tower(side) for side in sides}
+    if len({id(enc) for enc, _ in towers.values()}) == 1:  # one tower: the prompts tell the sides apart
+        mods = sentence_transformers_modules(next(iter(towers.values()))[0].eval(), tokenizer, max_length, workdir)
+        modules, routes = mods, dict.fromkeys(towers, mods)
+    else:
+        routes = {task: sentence_transformers_modules(enc.eval(), tokenizer, max_length, workdir / task)
+                  for task, (enc, _) in towers.items()}  # fmt: skip
+        modules = [Router(routes, default_route="document")]
+    prompts = {task: prompt for task, (_, prompt) in towers.items()}
+    main = "document" if "document" in towers else "query"  # what plain `encode` gives: its prompt, when there is one
+    default = main if prompts[main] else None
+    st = SentenceTransformer(modules=modules, device="cpu", prompts=prompts, default_prompt_name=default)
+    return st, routes
+
 # %% ../nbs/18c_export.ipynb #c007
 def _step(ck: Path) -> int:
     return read_train_state(ck).global_step
 
 
-def _card(run: Path, ck: Path, cfg, tower: str, mods: list) -> str:
+def _usage(sides: tuple, prompts: dict) -> list:
+    "How to load the folder and encode with it, and what each verb puts before the texts."
+    said = {task: f"prompt {p!r}" if p else "no prompt" for task, p in prompts.items()}
+    if len(sides) == 1:
+        return ["embeddings = model.encode(texts)  # " + f"the {sides[0]} tower, {said[_TASK[sides[0]]]}"]
+    return [f"queries = model.encode_query(reviews)  # the review tower, {said['query']}",
+            f"documents = model.encode_document(passages)  # the passage tower, {said['document']} (also plain encode)",
+            "scores = model.similarity(queries, documents)"]  # fmt: skip
+
+
+def _card(run: Path, ck: Path, cfg, sides: tuple, routes: dict, prompts: dict) -> str:
     "A model card from what the run recorded: data, objective, training, its metrics, and how to load it."
     metrics, sha = {}, recorded_sha256(ck)
     for name in ("eval_results.json", "eval/summary.json"):
@@ -83,15 +122,22 @@ def _card(run: Path, ck: Path, cfg, tower: str, mods: list) -> str:
         if cfg.data.pipeline == "table"
         else ""
     )
+    chains = {task: " → ".join(type(m).__name__ for m in mods) for task, mods in routes.items()}
+    one = len({id(mods) for mods in routes.values()}) == 1  # one tower (for both verbs when shared)
+    tower = {"query": "the review tower", "document": "the passage tower"}
+    chain = next(iter(chains.values())) if one else "Router: " + "; ".join(
+        f"`{task}` route ({tower[task]}): {c}" for task, c in chains.items())  # fmt: skip
+    what = f"{sides[0]} tower" if len(sides) == 1 else "reviews ask, passages answer"
     lines = [
         "---", "library_name: sentence-transformers", "pipeline_tag: sentence-similarity",
         "tags: [sentence-transformers, feature-extraction, carp, magicarp_nb]", "---", "",
-        f"# {run.name} ({tower} tower)", "",
+        f"# {run.name} ({what})", "",
         f"A CARP model trained with magicarp_nb and exported to the sentence-transformers format from `{ck.name}` "
         f"(weights sha256 `{recorded_sha256(ck)}`).", "",
         "```python", "from sentence_transformers import SentenceTransformer",
-        f"model = SentenceTransformer({'PATH'!r})  # this folder", "embeddings = model.encode(texts)", "```", "",
-        f"- Modules: {' → '.join(type(m).__name__ for m in mods)}",
+        f"model = SentenceTransformer({'PATH'!r})  # this folder", *_usage(sides, prompts), "```", "",
+        f"- Modules: {chain}",
+        f"- Prompts: {', '.join(f'{t} {p!r}' for t, p in prompts.items()) if any(prompts.values()) else 'none'}",
         f"- Data: pipeline `{cfg.data.pipeline}`{f', source `{cfg.data.source}`' if cfg.data.source else ''}{columns}",
         f"- Objective: `{cfg.objective.name}`; backbone `{cfg.encoder.backbone}`, pooling `{cfg.encoder.pooling}`, "
         f"projection `{cfg.encoder.projection}`, max length {cfg.encoder.max_length}",
@@ -109,29 +155,29 @@ def export_sentence_transformers(
     out,  # a new or empty folder, outside every run and checkpoint
     checkpoint: str = "last",  # 'last', 'best', a step, or a checkpoint folder name
     force: bool = False,  # replace what `out` holds
+    per_tower: bool = False,  # two towers as two folders (`out/passage`, `out/review`); a shared tower is one anyway
 ) -> list[Path]:
-    "Write the run's tower(s) as sentence-transformers folders (`out`, or `out/passage` and `out/review`)."
+    "Write the run as one sentence-transformers model (`encode_query`: reviews, `encode_document`: passages) in `out`."
     run = Path(run_dir)
     out = check_out_folder(out, {"the run": run})  # `..` and links resolved: never the run, in it or above it
     ck, cfg = carp_checkpoint(run, checkpoint, verify=True)  # every file against its sha256, before any use
     model, tok, max_length = load_carp(ck)
-    towers = {"shared": model.passage_encoder} if model.shared else {
-        "passage": model.passage_encoder, "review": model.review_encoder}  # fmt: skip
+    layout = {"": ("review", "passage")} if model.shared or not per_tower else {
+        "passage": ("passage",), "review": ("review",)}  # fmt: skip
     with run_lock(out, f"exporting {run.name}"):  # one writer, before the first write
         held = sorted(p.name for p in out.iterdir() if p.name != LOCK_NAME)
         if held and not force:
             raise FileExistsError(f"{out} already holds {', '.join(held[:4])}: pass force=True to replace it")
         tmp = out / ".export.tmp"  # run_lock removes it as the leftover of a killed export
         folders = []
-        for name, enc in towers.items():
-            from sentence_transformers import SentenceTransformer  # late import: loads its model zoo
-
-            mods = sentence_transformers_modules(enc.eval(), tok, max_length, tmp / "backbone" / name)
-            folder = tmp / ("" if name == "shared" else name)
-            SentenceTransformer(modules=mods, device="cpu").save(str(folder), create_model_card=False)
-            final = out if name == "shared" else out / name
-            atomic_write(folder / "README.md", _card(run, ck, cfg, name, mods).replace("'PATH'", repr(str(final))))
-            folders.append(final)
+        for name, sides in layout.items():
+            st, routes = sentence_transformers_model(
+                model, tok, max_length, tmp / "backbone" / (name or "model"), sides
+            )
+            st.save(str(tmp / name), create_model_card=False)
+            card = _card(run, ck, cfg, sides, routes, {t: st.prompts[t] for t in (_TASK[s] for s in sides)})
+            atomic_write(tmp / name / "README.md", card.replace("'PATH'", repr(str(out / name))))
+            folders.append(out / name)
         shutil.rmtree(tmp / "backbone")
         for p in held:
             shutil.rmtree(out / p) if (out / p).is_dir() and not (out / p).is_symlink() else (out / p).unlink()

@@ -20,7 +20,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from .carp import build_carp, load_carp
+from .carp import CarpModel, build_carp, load_carp
 from .carp_eval import carp_checkpoint
 from .checkpoints import recorded_sha256, verify_checkpoint
 from .config import CarpConfig, load_config
@@ -229,7 +229,7 @@ def _checkpoint_source(path: Path, overrides, checkpoint) -> MiningSource:
 
 # %% ../nbs/19_mining.ipynb #c028
 def mining_source(
-    source,  # a CARP run folder, a checkpoint folder, 'zero-shot', or a model with passage_encoder, review_encoder
+    source,  # a CARP run folder, a checkpoint folder, 'zero-shot', or a carp.CarpModel
     config=None,  # 'zero-shot' or a model: a preset, a YAML file or a CarpConfig (None: CarpConfig(); a model: none)
     overrides=None,  # dotted overrides of that config; of a run or checkpoint, data.* only (what it mines)
     checkpoint: str = "last",  # a run's checkpoint: 'last', 'best', a step or a folder name
@@ -238,6 +238,9 @@ def mining_source(
 ) -> MiningSource:
     "The towers to mine with: a model as given, the untrained towers of a config, or a run's checkpoint."
     if hasattr(source, "passage_encoder") and hasattr(source, "review_encoder"):
+        if not isinstance(source, CarpModel):
+            raise TypeError(f"a model as source is a carp.CarpModel (its towers and their prompts), not a "
+                            f"{type(source).__name__}")  # fmt: skip
         if tokenizer is None:
             raise ValueError("a model as source needs its tokenizer: pass tokenizer=")
         cfg = _config(config, overrides) if config is not None else None
@@ -337,20 +340,27 @@ def _check_counts(counts: dict, knobs: dict, out) -> None:
                       f"{f' {out}' if out else ''} (dropped_few_candidates)", stacklevel=3)  # fmt: skip
 
 
+def _prompts(model: CarpModel) -> dict:
+    "The prompts the towers mined with, for the record (none when both are empty, as records were before)."
+    said = {f"{side}_prompt": model.tower(side)[1] for side in ("passage", "review")}
+    return said if any(said.values()) else {}
+
+
 def _mine(src: MiningSource, pairs: PairSplits, knobs: dict, settings: dict, batch_size: int, progress: bool):
     "Encode the train passages and the distinct train reviews, search, choose: `(table, counts)`."
     train = pairs.train
     rows, own, forbidden = mining_candidates(train["passage"], train["review"])
     model, tok, length, reviews = src.model, src.tokenizer, src.max_length, train["review"]
-    P = encode_texts(model.passage_encoder, tok, train["passage"], length, batch_size, progress)
-    R = encode_texts(model.review_encoder, tok, [reviews[i] for i in rows], length, batch_size, progress)
+    (p_enc, p_prompt), (r_enc, r_prompt) = model.tower("passage"), model.tower("review")  # each side's prompt
+    P = encode_texts(p_enc, tok, train["passage"], length, batch_size, progress, prompt=p_prompt)
+    R = encode_texts(r_enc, tok, [reviews[i] for i in rows], length, batch_size, progress, prompt=r_prompt)
     found = hard_negatives(P, R, own, forbidden, **knobs, **settings, progress=progress)
     negatives = np.where(found["negatives"] >= 0, rows[found["negatives"].clip(0)], -1)
     return _table(pairs, negatives, found["scores"]), _counts(pairs, found, len(rows))
 
 # %% ../nbs/19_mining.ipynb #c034
 def mine_negatives(
-    source,  # a CARP run folder, a checkpoint folder, 'zero-shot', or a model with passage_encoder, review_encoder
+    source,  # a CARP run folder, a checkpoint folder, 'zero-shot', or a carp.CarpModel
     pairs: PairSplits | None = None,  # the pairs (None: `pairs.load_pairs` of the source's config)
     out_dir=None,  # the table's folder, with mining.json, outside every run and input (None: returned, not written)
     num_negatives: int = 1,  # negatives per passage
@@ -388,7 +398,7 @@ def mine_negatives(
         dsd, counts = _mine(src, pairs, knobs, settings, batch_size, progress)
         _check_counts(counts, knobs, out)
         record = {"out_dir": str(out) if out else None, "knobs": {**knobs, **settings, "batch_size": batch_size},
-                  "source": {**src.record, "max_length": src.max_length},
+                  "source": {**src.record, "max_length": src.max_length, **_prompts(src.model)},
                   "data": None if given else to_dict(src.cfg.data), "pairs_report": pairs.report, "counts": counts,
                   "columns": dsd["train"].column_names,
                   "overrides": mining_overrides(out, num_negatives) if out else None}  # fmt: skip

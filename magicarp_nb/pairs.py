@@ -23,7 +23,7 @@ from .sources import check_text_column, read_dataset
 # %% auto #0
 __all__ = ['PAIR_PIPELINES', 'register_pair_pipeline', 'COLLATORS', 'register_collator', 'stdlib_pipeline', 'table_pipeline',
            'PairSplits', 'clean_pairs', 'in_validation', 'load_pairs', 'duplicate_mask', 'negative_mask', 'pad_ids',
-           'TokenizedPairs', 'MLMMasking', 'SpanCrop', 'crop_collator']
+           'check_prompt', 'tokenize_texts', 'TokenizedPairs', 'MLMMasking', 'SpanCrop', 'crop_collator']
 
 # %% ../nbs/05b_pairs.ipynb #c006
 PAIR_PIPELINES: dict[str, Callable] = {}
@@ -250,6 +250,31 @@ def _tokenized_negatives(negatives, tokenize, texts: dict, passage_keys, review_
     known = [int(nk) in reviews_of[int(passage_keys[n // k])] for n, nk in enumerate(keys)]
     return k, ids, keys, torch.tensor(known, dtype=torch.bool)
 
+# %% ../nbs/05b_pairs.ipynb #c019q
+def check_prompt(
+    tokenizer,  # a Hugging Face tokenizer
+    prompt: str,  # the text put before every text of a side
+    max_length: int,  # tokens per text, special tokens and the prompt's included
+    key: str = "the prompt",  # what the error calls it (a config key)
+) -> None:
+    "Refuse a prompt whose tokens (special tokens included) leave none of the `max_length` to the text."
+    n = len(tokenizer(prompt, truncation=False)["input_ids"])
+    if prompt and n >= max_length:
+        raise ValueError(f"{key}={prompt!r} takes {n} of the {max_length} tokens of a text (special tokens included), "
+                         "leaving none to the text; shorten it or allow more tokens (encoder.max_length)")  # fmt: skip
+
+
+def tokenize_texts(
+    tokenizer,  # a Hugging Face tokenizer
+    texts,  # the texts of one side
+    max_length: int,  # tokens per text, special tokens and the prompt's included
+    prompt: str = "",  # put before each text: its side's `encoder.passage_prompt` or `encoder.review_prompt`
+) -> list:
+    "The ids of `prompt + text` for each text, cut to `max_length` tokens at the end: the prompt kept, the text cut."
+    if prompt:
+        check_prompt(tokenizer, prompt, max_length)
+    return tokenizer([prompt + t for t in texts], truncation=True, max_length=max_length, padding=False)["input_ids"]
+
 # %% ../nbs/05b_pairs.ipynb #c020
 class TokenizedPairs:
     "Pairs (and their hard negatives) as token ids cut to `max_length`; `collate` pads batches with duplicate masks."
@@ -262,6 +287,8 @@ class TokenizedPairs:
         max_length: int,  # tokens per text, special tokens included
         collators: tuple = (),  # `f(batch, indices) -> batch`, applied in order after the fixed part of `collate`
         negatives: list | None = None,  # per pair, a list of k hard-negative review texts (the same k for all)
+        passage_prompt: str = "",  # put before every passage (`encoder.passage_prompt`)
+        review_prompt: str = "",  # put before every review and hard negative (`encoder.review_prompt`)
     ):
         if len(passages) != len(reviews) or (negatives is not None and len(negatives) != len(passages)):
             raise ValueError(f"{len(passages)} passages, {len(reviews)} reviews and {len(negatives or [])} negatives")
@@ -271,12 +298,16 @@ class TokenizedPairs:
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
         if self.pad_id is None:
             raise ValueError("the tokenizer has neither a pad nor an eos token to pad with")
-        enc, texts = dict(truncation=True, max_length=max_length, padding=False), {}
-        self.passage_ids = tokenizer(list(passages), **enc)["input_ids"]
-        self.review_ids = tokenizer(list(reviews), **enc)["input_ids"]
+        texts = {}
+        self.passage_ids = tokenize_texts(tokenizer, passages, max_length, passage_prompt)
+        self.review_ids = tokenize_texts(tokenizer, reviews, max_length, review_prompt)
         self.passage_keys, self.review_keys = _keys(self.passage_ids), _keys(self.review_ids, texts)
         self.k, self.negative_ids, self.negative_keys, self.negative_known = _tokenized_negatives(
-            negatives, lambda t: tokenizer(t, **enc)["input_ids"], texts, self.passage_keys, self.review_keys
+            negatives,
+            lambda t: tokenize_texts(tokenizer, t, max_length, review_prompt),
+            texts,
+            self.passage_keys,
+            self.review_keys,
         )  # pair-major: pair i's k in a row
         self.collators = list(collators)
 

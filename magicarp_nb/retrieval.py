@@ -8,7 +8,7 @@ from __future__ import annotations
 import torch
 from tqdm.auto import tqdm
 
-from .pairs import TokenizedPairs, pad_ids
+from .pairs import TokenizedPairs, pad_ids, tokenize_texts
 from .candidates import contrastive_accuracy, masked_logits
 from .candidates import late_interaction_logits, token_mask
 
@@ -122,9 +122,10 @@ def encode_texts(
     max_length: int = 128,  # tokens per text
     batch_size: int = 128,  # texts per forward
     progress: bool = False,  # a tqdm bar
+    prompt: str = "",  # put before each text: the side's prompt (`carp.CarpModel.tower`)
 ) -> torch.Tensor:
-    "(N, d) embeddings of `texts`, each truncated to `max_length` tokens."
-    ids = tokenizer(list(texts), truncation=True, max_length=max_length, padding=False)["input_ids"]
+    "(N, d) embeddings of `texts`, each with `prompt` before it and truncated to `max_length` tokens."
+    ids = tokenize_texts(tokenizer, texts, max_length, prompt)
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
     return encode_ids(encoder, ids, pad, batch_size, progress)
 

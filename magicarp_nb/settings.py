@@ -345,7 +345,7 @@ def parse_overrides(overrides) -> dict:
         key, sep, value = str(item).lstrip("-").partition("=")
         if not sep or not key:
             raise ValueError(f"override {item!r} is not of the form key=value (e.g. model.n_layer=4)")
-        out[key.strip()] = value.strip()
+        out[key.strip()] = value  # as given: a quoted 'query: ' keeps its space
     return out
 
 
