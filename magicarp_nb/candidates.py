@@ -11,7 +11,8 @@ import torch
 import torch.nn.functional as F
 
 # %% auto #0
-__all__ = ['masked_logits', 'with_negatives', 'contrastive_accuracy', 'guided_mask', 'Shard', 'late_interaction_logits',
+__all__ = ['HARDNESS_MODES', 'masked_logits', 'Negatives', 'split_negatives', 'with_negatives', 'contrastive_accuracy',
+           'guided_mask', 'Shard', 'row_masks', 'own_candidates', 'weighted_negatives', 'late_interaction_logits',
            'token_mask']
 
 # %% ../nbs/10b_candidates.ipynb #c006
@@ -20,22 +21,38 @@ def masked_logits(logits: torch.Tensor, mask: torch.Tensor | None) -> torch.Tens
     return logits if mask is None else logits.masked_fill(mask, float("-inf"))
 
 
+class Negatives(NamedTuple):
+    "Hard negatives of both kinds: reviews that every passage ranks, passages that every review ranks."
+
+    reviews: torch.Tensor | None = None  # (N, d) hard-negative reviews, pair-major (pair i's k in a row); None: none
+    passages: torch.Tensor | None = None  # (M, d) hard-negative passages, pair-major; None: none
+
+
+def split_negatives(negatives) -> tuple:
+    "`(reviews, passages)` of `negatives`: a `Negatives`, an (N, d) tensor of negative reviews, or None."
+    return tuple(negatives) if isinstance(negatives, Negatives) else (negatives, None)
+
+
 def with_negatives(
     R: torch.Tensor,  # (B, d) reviews, or (B, L, d) token features
-    negatives: torch.Tensor | None,  # (N, d) hard-negative reviews (N, L', d); None: none
-    mask: torch.Tensor | None = None,  # (B, B) or (B, B + N) True where a candidate is not a negative
+    negatives,  # (N, d) hard-negative reviews (N, L', d), or `Negatives`; None: none
+    mask: torch.Tensor | None = None,  # (B or B + M, B or B + N) True where a candidate is not a negative
 ) -> tuple:
-    "`(C, mask)`: the passage→review candidates `[R; negatives]` (token features padded) and the mask widened to them."
-    n = 0 if negatives is None else len(negatives)
+    """`(C, mask)`: the passage→review candidates `[R; negatives]` (token features padded) and the mask widened to them
+    (and, with M negative passages, to their rows: (B + M, B + N))."""
+    negatives, passages = split_negatives(negatives)
+    n, m = (0 if x is None else len(x) for x in (negatives, passages))
     if mask is not None and mask.shape[-1] not in (len(R), len(R) + n):
         raise ValueError(f"a mask of {mask.shape[-1]} columns for {len(R)} reviews and {n} negatives")
+    if mask is not None and mask.shape[0] not in (len(R), len(R) + m):
+        raise ValueError(f"a mask of {mask.shape[0]} rows for {len(R)} passages and {m} negative passages")
+    if mask is not None and mask.shape != (len(R) + m, len(R) + n):
+        mask = F.pad(mask, (0, len(R) + n - mask.shape[1], 0, len(R) + m - mask.shape[0]), value=False)
     if negatives is None:
         return R, mask
     if R.ndim == 3 and negatives.shape[1] != R.shape[1]:  # token features: zero padding is padding
         L = max(R.shape[1], negatives.shape[1])
         R, negatives = (F.pad(x, (0, 0, 0, L - x.shape[1])) for x in (R, negatives))
-    if mask is not None and mask.shape[1] == len(R):
-        mask = F.pad(mask, (0, len(negatives)), value=False)
     return torch.cat([R, negatives.to(R.dtype)]), mask
 
 # %% ../nbs/10b_candidates.ipynb #c009
@@ -66,14 +83,19 @@ def guided_mask(
     R: torch.Tensor,  # (B, d) the guide's review embeddings
     negatives: torch.Tensor | None = None,  # (N, d) the guide's embeddings of the hard negatives
     margin: float = 0.0,  # a candidate within `margin` below the positive is left out too
+    negative_passages: torch.Tensor | None = None,  # (M, d) the guide's embeddings of the negative passages
 ) -> torch.Tensor:
-    "(B, B) or (B, B + N) True where the guide scores a candidate above the positive it competes with (GISTEmbed)."
+    "(B [+ M], B [+ N]) True where the guide scores a candidate above the positive it competes with (GISTEmbed)."
     C = R if negatives is None else torch.cat([R, negatives.to(R.dtype)])
     S = F.normalize(P.float(), dim=-1) @ F.normalize(C.float(), dim=-1).T
     pos = S.diagonal()
     mask = S > pos[:, None] - margin  # passage i: candidates above its positive
     mask[:, : len(P)] |= S[:, : len(P)] > pos[None, :] - margin  # review j: passages above its positive
-    return mask.fill_diagonal_(False)
+    mask.fill_diagonal_(False)
+    if negative_passages is None:
+        return mask
+    T = F.normalize(negative_passages.float(), dim=-1) @ F.normalize(R.float(), dim=-1).T  # (M, B)
+    return torch.cat([mask, F.pad(T > pos[None, :] - margin, (0, mask.shape[1] - len(P)), value=False)])
 
 # %% ../nbs/10b_candidates.ipynb #c016
 def _whole(x: torch.Tensor, side: int) -> torch.Tensor:
@@ -85,17 +107,55 @@ class Shard(NamedTuple):
 
     rows: slice  # its pairs' positions in the gathered P and R (passage i and review i are pair i)
     negatives: slice = slice(0, 0)  # its hard negatives' positions in the gathered N
-    gather: Callable = _whole  # (this rank's rows of a side: 0 passages, 1 reviews, 2 negatives) -> every rank's
+    gather: Callable = _whole  # (its rows of a side: 0 passages, 1 reviews, 2 negatives, 3 negative passages) -> all
+    passage_negatives: slice = slice(0, 0)  # its negative passages' positions in the gathered negative passages
 
     @classmethod
-    def whole(cls, B: int, N: int = 0) -> Shard:
+    def whole(cls, B: int, N: int = 0, M: int = 0) -> Shard:
         "The shard of one process: every row is its own, nothing to gather."
-        return cls(slice(0, B), slice(0, N))
+        return cls(slice(0, B), slice(0, N), passage_negatives=slice(0, M))
 
     @property
     def size(self) -> int:
         "The number of pairs that are this rank's own."
         return self.rows.stop - self.rows.start
+
+
+def row_masks(mask: torch.Tensor | None, rows: slice) -> tuple:
+    "A shard's rows of the candidate mask: passage→review `(b, B [+ N])` and review→passage `(b, B [+ M])`."
+    return (None, None) if mask is None else (mask[rows], mask[:, rows].T)
+
+
+def own_candidates(
+    rows: slice,  # a rank's rows of the global batch of B pairs
+    B: int,  # pairs in the global batch
+    k: int = 0,  # hard negatives of one kind per pair (pair-major after the B candidates)
+    device=None,
+) -> torch.Tensor:
+    "(b, B + B·k) True at each row's own candidate (column i) and its own k hard negatives (columns B + i·k …)."
+    i = torch.arange(rows.start, rows.stop, device=device)[:, None]
+    col = torch.arange(B + B * k, device=device)[None, :]
+    return (col == i) | ((col >= B + i * k) & (col < B + (i + 1) * k))
+
+
+HARDNESS_MODES = ("in_batch_negatives", "hard_negatives", "all_negatives")
+"The negatives a hardness weighting weights (the names of sentence-transformers' `hardness_mode`)."
+
+
+def weighted_negatives(
+    rows: slice,  # a rank's rows of the global batch of B pairs
+    B: int,  # pairs in the global batch
+    k: int,  # hard negatives per pair after the B candidates
+    mode: str,  # one of HARDNESS_MODES
+    device=None,
+) -> torch.Tensor:
+    "(b, B + B·k) True at the negatives `mode` weights: other pairs' candidates, own hard negatives, or both."
+    if mode not in HARDNESS_MODES:
+        raise ValueError(f"hardness mode {mode!r} is not one of {', '.join(HARDNESS_MODES)}")
+    own = own_candidates(rows, B, k, device)
+    hard = own.clone()
+    hard[:, :B] = False  # the row's own hard negatives, without its positive
+    return {"in_batch_negatives": ~own, "hard_negatives": hard, "all_negatives": ~own | hard}[mode]
 
 # %% ../nbs/10b_candidates.ipynb #c019
 def _late_block(pt, pm, R_tok, R_mask, p_len, r_len, reverse: bool) -> tuple:

@@ -21,7 +21,6 @@ from transformers.activations import ACT2FN
 from .config import CLMConfig, CLMModelConfig, config_yaml, load_config
 from .settings import ConfigValueError, check_name
 from .data import load_tokenizer, prepare_text_blocks, unigram_cross_entropy, unigram_entropy
-from .objectives import simctg_loss
 from .run_names import arch_name
 from .runfiles import has_checkpoints, replace_dir, writing
 from .distributed import all_gather, all_reduce_sum, rank_of, world_size_of
@@ -32,8 +31,8 @@ from .tasks import Setup, Task, register_task, run_task
 from .trainer import TrainResult
 
 # %% auto #0
-__all__ = ['CLM_METRICS', 'CLM', 'clm_run_name', 'attention_types', 'neo_config', 'evaluate_clm', 'clm_step', 'train_clm',
-           'check_clm', 'CLMTask', 'load_clm']
+__all__ = ['CLM_METRICS', 'CLM', 'clm_run_name', 'attention_types', 'neo_config', 'evaluate_clm', 'simctg_loss', 'clm_step',
+           'train_clm', 'check_clm', 'CLMTask', 'load_clm']
 
 # %% ../nbs/20_clm.ipynb #c006
 def clm_run_name(cfg: CLMConfig) -> str:
@@ -112,6 +111,21 @@ def evaluate_clm(
         loss_sum, hits, n = sums.tolist()
     loss = loss_sum / n
     return {"eval_loss": loss, "eval_accuracy": hits / n, "perplexity": math.exp(min(loss, 700))}
+
+# %% ../nbs/20_clm.ipynb #c010s2
+def simctg_loss(
+    hidden: torch.Tensor,  # (B, L, D) token representations (the LM's last hidden states)
+    mask: torch.Tensor,  # (B, L) True at real tokens
+    margin: float = 0.5,  # ρ
+) -> torch.Tensor:
+    "SimCTG's token contrastive loss: the margin hinge over real pairs i ≠ j of each sequence, averaged over pairs."
+    h = F.normalize(hidden.float(), dim=-1)
+    cos = h @ h.transpose(1, 2)  # (B, L, L)
+    hinge = F.relu(margin - cos.diagonal(dim1=1, dim2=2).unsqueeze(-1) + cos)
+    m = mask.bool()
+    eye = torch.eye(m.shape[1], dtype=torch.bool, device=m.device)
+    pairs = m[:, :, None] & m[:, None, :] & ~eye
+    return (hinge * pairs).sum() / pairs.sum().clamp(min=1)
 
 # %% ../nbs/20_clm.ipynb #c012
 def clm_step(

@@ -269,9 +269,10 @@ class EncoderConfig:
 
 # %% ../nbs/00b_config.ipynb #c029
 @dataclass
-class ObjectiveConfig(VariantSection, provider="magicarp_nb.objectives"):
+class ObjectiveConfig(VariantSection, provider=("magicarp_nb.objectives", "magicarp_nb.distillation")):
     """The contrastive objective: `name` picks one of `objectives.OBJECTIVES`, whose own settings (a subclass of this
-    class, defined beside the objective) follow it; Matryoshka's prefixes wrap any of them."""
+    class, defined beside the objective: `objectives` and `distillation` register them) follow it; Matryoshka's
+    prefixes wrap any of them."""
 
     name: str = opt(
         "infonce", "objective from objectives.OBJECTIVES; its own settings follow (config_table lists them)"

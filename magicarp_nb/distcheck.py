@@ -17,6 +17,7 @@ from .distributed import world_size_of
 from .encoders import build_encoder
 from .engines import TorchEngine
 from .gradcache import StepSettings, contrastive_step, take
+from . import distillation  # noqa: F401  registers momentum, margin_mse and kl_distill, checked by name
 from .objectives import OBJECTIVES, make_objective
 
 # %% auto #0
@@ -155,6 +156,10 @@ def check_distributed(
     none = [o for o in objectives if not OBJECTIVES[o].has_local]
     if local_loss and none:
         raise ValueError(f"objectives {none} have no local loss: check them with local_loss=False")
+    taught = [o for o in objectives if OBJECTIVES[o].needs_teacher]
+    if taught:
+        raise ValueError(f"objectives {taught} learn from a teacher's scores, which the self-check has none of: "
+                         "12_gradcache checks them over simulated ranks")  # fmt: skip
     nproc = nproc or (torch.cuda.device_count() if torch.cuda.is_available() else 2)
     ranks = int(os.environ.get("WORLD_SIZE", nproc))
     if global_batch < 2 * ranks:

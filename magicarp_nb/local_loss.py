@@ -9,7 +9,7 @@ import copy
 
 import torch
 
-from .candidates import Shard
+from .candidates import Negatives, Shard, split_negatives
 from .distributed import gather_with_grad, rank_of, run_threads
 from .objectives import Objective
 
@@ -17,33 +17,38 @@ from .objectives import Objective
 __all__ = ['local_form_error']
 
 # %% ../nbs/11b_local_loss.ipynb #c006
-def _one_process(objective: Objective, sides: list, mask, ema) -> tuple:
+def _call(objective: Objective, sides: list, mask, ema, teacher, shard=None) -> torch.Tensor:
+    "The objective on the sides [P, R, negative reviews or None, negative passages or None]."
+    negatives = sides[2] if sides[3] is None else Negatives(sides[2], sides[3])
+    return objective(sides[0], sides[1], mask, negatives, shard, ema, teacher)
+
+
+def _one_process(objective: Objective, sides: list, mask, ema, teacher) -> tuple:
     "The reference: loss, each side's gradient and the objective's parameters' gradients, on the whole batch."
-    leaves = [x.clone().requires_grad_() for x in sides]
-    loss = objective(leaves[0], leaves[1], mask, leaves[2] if len(leaves) > 2 else None, ema=ema)
+    leaves = [None if x is None else x.clone().requires_grad_() for x in sides]
+    loss = _call(objective, leaves, mask, ema, teacher)
     loss.backward()
-    return loss.detach(), [x.grad for x in leaves], [p.grad for p in objective.parameters()]
+    return loss.detach(), [None if x is None else x.grad for x in leaves], [p.grad for p in objective.parameters()]
 
 
-def _shares(objective: Objective, sides: list, mask, ema, n: int) -> list:
+def _shares(objective: Objective, sides: list, mask, ema, teacher, n: int) -> list:
     "Every simulated rank's (share, own rows' gradients, parameters' gradients)."
     B = len(sides[0])
-    K = len(sides[2]) // B if len(sides) > 2 else 0
-    cuts = [(c, c, (c[:, None] * K + torch.arange(K)).flatten()) for c in torch.arange(B).tensor_split(n)]
-    sizes = [[len(cut[s]) for cut in cuts] for s in range(3)]
+    per_pair = [1, 1] + [0 if x is None else len(x) // B for x in sides[2:]]  # each side's rows per pair
+    cuts = [[(c[:, None] * K + torch.arange(K)).flatten() for K in per_pair] for c in torch.arange(B).tensor_split(n)]
+    sizes = [[len(cut[s]) for cut in cuts] for s in range(4)]
     replicas = [copy.deepcopy(objective) for _ in range(n)]
 
     def rank(group):
         r = rank_of(group)
-        own = [x[c].clone().requires_grad_() for x, c in zip(sides, cuts[r])]
-        gathered = [gather_with_grad(x, group, s) for x, s in zip(own, sizes)]
-        a, na = sum(sizes[0][:r]), sum(sizes[2][:r])
+        own = [None if x is None else x[c].clone().requires_grad_() for x, c in zip(sides, cuts[r])]
+        gathered = [None if x is None else gather_with_grad(x, group, s) for x, s in zip(own, sizes)]
+        at = [slice(sum(s[:r]), sum(s[: r + 1])) for s in sizes]
         gather = lambda x, side: gather_with_grad(x, group, sizes[side])  # noqa: E731
-        shard = Shard(slice(a, a + sizes[0][r]), slice(na, na + sizes[2][r]), gather)
-        negatives = gathered[2] if len(gathered) > 2 else None
-        share = replicas[r](gathered[0], gathered[1], mask, negatives, shard, ema)
+        scores = None if teacher is None else gather_with_grad(teacher[cuts[r][0]], group, sizes[0])
+        share = _call(replicas[r], gathered, mask, ema, scores, Shard(at[0], at[2], gather, at[3]))
         share.backward()
-        return share.detach(), [x.grad for x in own], [p.grad for p in replicas[r].parameters()]
+        return share.detach(), [None if x is None else x.grad for x in own], [p.grad for p in replicas[r].parameters()]
 
     return run_threads(rank, n)
 
@@ -56,15 +61,16 @@ def local_form_error(
     objective: Objective,  # an objective that declares `has_local`
     P: torch.Tensor,  # (B, d) the global batch's passages (or (B, L, d) token features)
     R: torch.Tensor,  # its reviews
-    negatives: torch.Tensor | None = None,  # (B·k, d) hard negatives, pair i's k together (they go with it)
-    mask: torch.Tensor | None = None,  # (B, B) or (B, B + N) True where a candidate is not a negative
+    negatives=None,  # (B·k, d) hard negatives, pair i's k together (they go with it), or `Negatives` (and passages)
+    mask: torch.Tensor | None = None,  # (B [+ M], B [+ N]) True where a candidate is not a negative
     ema: tuple | None = None,  # the EMA towers' embeddings of the same sides (`needs_ema`)
     ranks: int = 2,  # simulated ranks (shards as even as `tensor_split` makes them)
+    teacher: torch.Tensor | None = None,  # (B, 1 + k) a teacher's scores of each pair's candidates (`needs_teacher`)
 ) -> dict:
     "Relative errors of the `ranks` shares against one process: of the loss, the rows' and the parameters' gradients."
-    sides = [P, R] + ([] if negatives is None else [negatives])
-    loss, rows, params = _one_process(copy.deepcopy(objective), sides, mask, ema)
-    out = _shares(objective, sides, mask, ema, ranks)
-    row_err = max(_rel(torch.cat([o[1][s] for o in out]), ref) for s, ref in enumerate(rows))
+    sides = [P, R, *split_negatives(negatives)]
+    loss, rows, params = _one_process(copy.deepcopy(objective), sides, mask, ema, teacher)
+    out = _shares(objective, sides, mask, ema, teacher, ranks)
+    row_err = max(_rel(torch.cat([o[1][s] for o in out]), ref) for s, ref in enumerate(rows) if ref is not None)
     param_err = [_rel(sum(o[2][k] for o in out), ref) for k, ref in enumerate(params) if ref is not None]
     return {"loss": _rel(sum(o[0] for o in out), loss), "rows": row_err, "params": max(param_err, default=0.0)}

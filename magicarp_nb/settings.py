@@ -100,15 +100,16 @@ _VARIANTS: dict[str, dict] = {}  # provider -> its variants
 
 class VariantSection:
     """Mixin of a config section whose fields depend on its `name`: each name is a dataclass subclass, registered
-    where it is defined. The base names the module that registers its variants (`provider`), imported the first time
-    a name is looked up, so that a config loads whoever imported what."""
+    where it is defined. The base names the modules that register its variants (`provider`: one name or a tuple),
+    each imported the first time a name is looked up, so that a config loads whoever imported what."""
 
     variants: ClassVar[dict] = {}  # name -> variant class, one dict per base (per provider)
-    provider: ClassVar[str] = ""  # the module whose import registers the variants
+    provider: ClassVar[tuple] = ()  # the modules whose import registers the variants
 
-    def __init_subclass__(cls, provider: str | None = None, **kwargs):
+    def __init_subclass__(cls, provider: str | tuple | None = None, **kwargs):
         super().__init_subclass__(**kwargs)
         if provider is not None:  # a new base; a base declared again (a notebook's copy) shares its provider's
+            provider = tuple(m for m in ((provider,) if isinstance(provider, str) else provider) if m)
             cls.variants, cls.provider = _VARIANTS.setdefault(provider, {}) if provider else {}, provider
 
     @classmethod
@@ -128,8 +129,8 @@ class VariantSection:
     @classmethod
     def variant(cls, name: str, key: str = "name") -> type:
         "The class registered under `name`; else a `ConfigValueError` naming the config `key` and every name."
-        if name not in cls.variants and cls.provider:
-            importlib.import_module(cls.provider)  # registers the variants (a plugin registry, looked up lazily)
+        for module in () if name in cls.variants else cls.provider:
+            importlib.import_module(module)  # registers its variants (a plugin registry, looked up lazily)
         return cls.variants[check_name(name, cls.variants, key)]
 
     @classmethod
