@@ -5,8 +5,8 @@
 
 The train pass of `anymodel.collect_model` over the same blocks (random tokens, vocabulary 4,096, blocks of
 128, batch 32) with `layers="last"` (`collect.collect_stats`: one forward of the base model and one
-`CollapseStats.update`) and `layers="all"` (`collect_stats` given `{layer: file}`: the same forward with every
-hidden state kept, and one update per layer). Best of 3 interleaved rounds; torch threads as given.
+`CollapseStats.update`) and `layers="all"` (`collect_stats` given `StatsTarget.layers({layer: file})`: the same
+forward with every hidden state kept, and one update per layer). Best of 3 interleaved rounds; torch threads as given.
 """
 
 import argparse
@@ -18,7 +18,7 @@ import torch
 from transformers import GPTNeoForCausalLM
 
 from magicarp_nb.clm import neo_config
-from magicarp_nb.collect import collect_stats
+from magicarp_nb.collect import PassSettings, StatsTarget, collect_stats
 from magicarp_nb.config import CLMModelConfig
 from magicarp_nb.runfiles import stats_path
 
@@ -46,16 +46,17 @@ def main():
         with tempfile.TemporaryDirectory() as d:
             ck = Path(d) / "checkpoint-0"
             times = {"last": [], "all": []}
+            fresh = PassSettings(progress=False, resume=False)
             for _ in range(3):  # interleaved rounds
                 for kind in ("last", "all"):
                     for p in Path(d).glob("stats/*"):
                         p.unlink()
                     t = time.perf_counter()
                     if kind == "last":
-                        collect_stats(model, blocks, stats_path(ck, "train"), progress=False, resume=False)
+                        collect_stats(model, blocks, StatsTarget.head(stats_path(ck, "train")), settings=fresh)
                     else:
                         paths = {k: stats_path(ck, "train", layer=None if k == depth else k) for k in range(depth + 1)}
-                        collect_stats(model, blocks, paths, progress=False, resume=False)
+                        collect_stats(model, blocks, StatsTarget.layers(paths), settings=fresh)
                     times[kind].append(time.perf_counter() - t)
         last, every = min(times["last"]), min(times["all"])
         print(f"| {depth} x {width} | {depth + 1} | {last:.2f} | {every:.2f} | {100 * (every / last - 1):+.1f} % |")

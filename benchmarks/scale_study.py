@@ -37,7 +37,7 @@ import submitit  # noqa: E402
 import torch  # noqa: E402
 
 from magicarp_nb.figures import final_rows, load_reference, plot_nc_vs_loss, reference_path, save_figure  # noqa: E402
-from magicarp_nb.launch import analyze_stage, collect_stage, grid, grid_specs, submit_grid  # noqa: E402
+from magicarp_nb.launch import GridSettings, analyze_stage, collect_stage, grid, grid_specs, submit_grid  # noqa: E402
 from magicarp_nb.study import STUDY_COLUMNS, plot_loss_vs_params, scale_correlations, study_table  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,7 +53,9 @@ def collect_stopped(a, runs, overrides) -> Path:
     "A grid stopped before its last step: collect every run at `--collect-step` (else its best), then analyse."
     exp = Path(a.runs_root) / a.experiment
     which = str(a.collect_step) if a.collect_step else "best"
-    specs = grid_specs(runs, "clm-study", overrides, exp, which, records=False, threads=1, lr_width=a.lr_width)
+    settings = GridSettings(preset="clm-study", overrides=overrides, experiment=a.experiment, runs_root=a.runs_root,
+                            checkpoints=which, records=False, threads=1, lr_width=a.lr_width)  # fmt: skip
+    specs = grid_specs(runs, settings)
     executor = submitit.AutoExecutor(folder=str(exp / "submitit"), cluster="local")
     executor.update_parameters(timeout_min=120)
     for job in executor.map_array(collect_stage, specs):
@@ -102,10 +104,9 @@ def main():
         exp = collect_stopped(a, runs, overrides)
         t0 = a.started or t0
     else:
-        jobs = submit_grid(
-            runs,
-            "clm-study",
-            overrides,
+        settings = GridSettings(
+            preset="clm-study",
+            overrides=overrides,
             experiment=a.experiment,
             runs_root=a.runs_root,
             cluster="local",
@@ -114,8 +115,8 @@ def main():
             parallel=a.parallel,
             threads=1,
             lr_width=a.lr_width,
-            timeout_min=120,
         )
+        jobs = submit_grid(runs, settings, timeout_min=120)
         exp = Path(jobs["analyze"][0].result())
     wall = (finished if a.no_train and finished else time.time()) - t0
     table = study_table(exp, final_rows(pd.read_csv(exp / "analysis.csv")))

@@ -5,9 +5,9 @@
 # %% ../nbs/23_anymodel.ipynb #c003
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import safetensors.torch
@@ -16,18 +16,19 @@ from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedModel
 
 from .analyze import HEAD_FILE
 from .collapse import CollapseStats
-from .collect import checkpoint_blocks, collect_stats
+from .collect import PassSettings, StatsTarget, checkpoint_blocks, collect_stats
 from .config import TextDataConfig
 from .corpora import corpus_of
 from .data import data_fingerprint, pack_blocks
 from .runfiles import atomic_write, checkpoint_name, run_lock, stats_path
 from .runfiles import write_run_record
-from .checkpoints import recorded_sha256, verify_checkpoint
+from .checkpoints import recorded_sha256, select_checkpoints, verify_checkpoint
 from .runtime import quiet_transformers, resolve_device
 from .sources import require_hub
 
 # %% auto #0
-__all__ = ['load_causal_lm', 'model_blocks', 'resolve_layers', 'save_head', 'weights_fingerprint', 'collect_model', 'layer_count']
+__all__ = ['load_causal_lm', 'model_blocks', 'resolve_layers', 'save_head', 'weights_fingerprint', 'collect_model', 'layer_count',
+           'is_run_folder', 'model_kind', 'collect_run_layers']
 
 # %% ../nbs/23_anymodel.ipynb #c006
 _HUB_HINT = (
@@ -195,8 +196,8 @@ def collect_model(
             write_run_record(Path(out_dir) / "data.json", record, "token stream", resume)
             save_head(model, checkpoint, name)
         base = {"model": name, "checkpoint": checkpoint.name, "tokenizer_sha256": fp["tokenizer_sha256"], **weights}
-        common = {"batch_size": batch_size, "save_every": save_every, "resume": resume, "progress": progress}
-        return _collect_passes(model, checkpoint, train_blocks, valid_blocks, fp, base, layers, stages, common)
+        settings = PassSettings(batch_size=batch_size, save_every=save_every, resume=resume, progress=progress)
+        return _collect_passes(model, checkpoint, train_blocks, valid_blocks, fp, base, layers, stages, settings)
 
 # %% ../nbs/23_anymodel.ipynb #c017
 def layer_count(model, ids: torch.Tensor) -> int:
@@ -205,27 +206,63 @@ def layer_count(model, ids: torch.Tensor) -> int:
         return len(model(input_ids=ids, output_hidden_states=True).hidden_states) - 1
 
 
-def _collect_passes(model, checkpoint, train_blocks, valid_blocks, fp, base, layers, stages, common):
+def _collect_passes(model, checkpoint, train_blocks, valid_blocks, fp, base, layers, stages, settings):
     "The train and validation passes of `collect_model`, for the last layer or several (one `collect_stats` each)."
     train_meta, val_meta = {**base, "data_sha256": fp["train_sha256"]}, {**base, "data_sha256": fp["validation_sha256"]}
     device = next(model.parameters()).device
     if layers == "last":
-        paths = functools.partial(stats_path, checkpoint)
-        load = functools.partial(CollapseStats.load, device=device)
+
+        def target(stage):
+            return StatsTarget.head(stats_path(checkpoint, stage))
+
+        def load(t):
+            return CollapseStats.load(t.files[None], device)
     else:
         n = layer_count(model, train_blocks[:1, :2].to(device).long())
         ks = resolve_layers(layers, n)
 
-        def paths(stage):
-            return {k: stats_path(checkpoint, stage, layer=None if k == n else k) for k in ks}
+        def target(stage):  # layer n, the head's input, is the file without a layer in its name
+            return StatsTarget.layers({k: stats_path(checkpoint, stage, layer=None if k == n else k) for k in ks})
 
-        def load(files):
-            return {k: CollapseStats.load(p, device) for k, p in files.items()}
+        def load(t):
+            return {k: CollapseStats.load(p, device) for k, p in t.files.items()}
 
     train = None
     if "train" in stages:
-        train = collect_stats(model, train_blocks, paths("train"), "train", meta=train_meta, **common)
+        train = collect_stats(model, train_blocks, target("train"), "train", meta=train_meta, settings=settings)
     if "val" in stages:
-        train = load(paths("train"))
-        collect_stats(model, valid_blocks, paths("val"), "val", train_stats=train, meta=val_meta, **common)
+        train = load(target("train"))
+        collect_stats(model, valid_blocks, target("val"), "val", train_stats=train, meta=val_meta, settings=settings)
     return train
+
+# %% ../nbs/23_anymodel.ipynb #c040a
+def is_run_folder(model: str) -> bool:
+    "Whether `magicarp collect MODEL` means a run folder (or a path that does not exist), not a model or a hub name."
+    path = Path(model).expanduser()
+    if path.is_dir():  # a run holds checkpoint-<step> folders; a model, config.json or a checkpoint's own files
+        checkpoint = (path / "config.yaml").exists() and (path / "data.json").exists()
+        return any(path.glob("checkpoint-*")) or not ((path / "config.json").exists() or checkpoint)
+    return path.exists() or model.startswith((".", "/", "~")) or model.count("/") > 1
+
+
+def model_kind(model: str) -> str:
+    "'run' for a run folder (`is_run_folder`), else 'model'; a path whose folder exists but it does not is refused."
+    run, path = is_run_folder(model), Path(model).expanduser()
+    if not run and not path.exists() and str(path.parent) != "." and path.parent.is_dir():  # a typo, not a hub name
+        raise FileNotFoundError(f"{model} does not exist: {path.parent} has no {path.name}")
+    return "run" if run else "model"
+
+
+def collect_run_layers(
+    run,  # a run folder written by train_clm
+    checkpoints: str = "last",  # 'last', 'all', 'best' or steps: '193,386'
+    layers="all",  # 'all', or a list of layers (`collect_model`)
+    shard=None,  # refused: a layer pass runs in one process
+    **options,  # the other options of `collect_model`: batch_size, stages, device, save_every, resume, progress
+) -> dict:
+    "Several layers of a run's checkpoints, one `collect_model` pass each: `{checkpoint: {layer: CollapseStats}}`."
+    if shard is not None or int(os.environ.get("WORLD_SIZE", 1)) > 1:
+        raise ValueError(
+            "collecting layers reads every layer in one pass of one process: not in shards, not under torchrun"
+        )
+    return {ck.name: collect_model(ck, layers=layers, **options) for ck in select_checkpoints(run, checkpoints)}

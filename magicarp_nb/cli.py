@@ -11,117 +11,111 @@ import os
 import re
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import submitit
+import torch
 
 from .analyze import analyze, experiment_dirs, progress_table
-from .anymodel import collect_model
+from .anymodel import collect_model, collect_run_layers, model_kind
 from .carp_eval import encode_run, eval_tables, evaluate_run, sphere_picture
 from .export import export_sentence_transformers
-from .collect import collect_checkpoint
+from .collect import PassSettings, collect_checkpoint, collect_run
 from .config import TextDataConfig, config_yaml, list_presets, load_config
-from .distributed import barrier, launch_local, process_group, rank_of
-from .runfiles import stats_path
 from .distcheck import check_distributed
-from .launch import check_config, default_run_dir, grid, grid_specs, grid_summary, job_result
-from .launch import checkpoints_arg, failed_jobs, resolve_run_name, run_notebook, submit_grid, train
+from .figures import reference_path
+from .launch import GridSettings, check_config, default_run_dir, grid, grid_specs, grid_summary, job_result
+from .launch import checkpoints_arg, failed_jobs, resolve_run_name, run_notebook, submit_grid, train_ranks
 from .settings import ConfigTypeError, add_arguments, call_with, changed_options, cli_words
 from .settings import comma_list, executor_params, extra_arg, key_value_arg
 from .settings import cutoffs_arg, layers_arg, positions_arg, positive_float, positive_int, shard_arg, whole
-from .checkpoints import select_checkpoints
 from .measures import GROUPS, MeasureSettings
-from .mining import SAMPLING_STRATEGIES, mine_negatives, mined_summary
+from .mining import SAMPLING_STRATEGIES, MiningSettings, mine_negatives, mined_summary
 from .objectives import OBJECTIVES
-import torch
 
 # %% auto #0
-__all__ = ['EXPECTED_ERRORS', 'grid_parser', 'grid_runs', 'grid_cli', 'analyze_command', 'train_command', 'is_run_folder',
-           'collect_command', 'encode_command', 'mine_command', 'guarded', 'run_command', 'main', 'grid_main']
+__all__ = ['COMMANDS', 'EXPECTED_ERRORS', 'Command', 'command', 'parse_command', 'train_command', 'collect_command',
+           'analyze_command', 'figures_command', 'encode_command', 'eval_command', 'export_command', 'vis_command',
+           'mine_command', 'grid_parser', 'grid_runs', 'grid_command', 'grid_cli', 'check_distributed_command',
+           'guarded', 'run_command', 'main', 'grid_main']
 
 # %% ../nbs/32_cli.ipynb #c005
-def _carp_eval_parsers(sub) -> None:
-    "The commands of a CARP run's evaluation: encode, eval, export, vis."
-    e = sub.add_parser("encode", help="encode a split of a CARP run's pairs, or a column of any table, to shards")
-    e.set_defaults(
-        options=add_arguments(
-            e,
-            encode_run,
-            skip=("progress",),
-            positional=("run_dir",),
-            out_dir={"flag": "--out"},
-            tower={"choices": ["passage", "review"]},
-            indices=positions_arg,
-            sample=positive_int,
-            dtype={"choices": ["float16", "float32"]},
-            batch_size=positive_int,
-            shard_size=positive_int,
-        )
-    )
-    v = sub.add_parser("eval", help="evaluate a CARP run into <run>/eval/: retrieval, probe, projections, collapse")
-    v.set_defaults(
-        options=add_arguments(
-            v,
-            evaluate_run,
-            positional=("run_dir",),
-            split={"choices": ["validation", "train"]},
-            min_class_count=positive_int,
-            methods=comma_list("umap", "pca"),
-            ks=cutoffs_arg,
-        )
-    )
-    x = sub.add_parser("export", help="a CARP run's tower(s) as sentence-transformers folders, with a model card")
-    x.add_argument("--format", choices=["sentence-transformers"], default="sentence-transformers",
-                   help="the format written (sentence-transformers: SentenceTransformer(OUT) loads it)")  # fmt: skip
-    x.set_defaults(options=add_arguments(x, export_sentence_transformers, positional=("run_dir", "out")))
-    s = sub.add_parser("vis", help="magiCARP's sphere picture: 2-D PCA beside the 3-D PCA on the sphere, of a sample")
-    splits = {"choices": ["validation", "train"]}
-    s.set_defaults(
-        options=add_arguments(
-            s, sphere_picture, positional=("run_dir",), sample=positive_int, split=splits, min_class_count=positive_int
-        )
-    )
+@dataclass(frozen=True)
+class Command:
+    "One `magicarp` command: its name, its help line, the arguments it takes and what it does."
 
-# %% ../nbs/32_cli.ipynb #c006
+    name: str  # the word after `magicarp`
+    help: str  # its line in `magicarp --help`
+    arguments: Callable  # (parser) -> None: adds the command's arguments to its own parser
+    run: Callable  # (parser, args) -> anything: the work; an int it returns is the exit status, anything else is 0
+
+    def status(self, parser: argparse.ArgumentParser, a: argparse.Namespace) -> int:
+        "Run the command: its exit status, 0 whatever `run` returned unless that is an int (a status of its own)."
+        out = self.run(parser, a)
+        return out if isinstance(out, int) and not isinstance(out, bool) else 0
+
+
+COMMANDS: dict[str, Command] = {}
+"The `magicarp` commands by name, in the order of `magicarp --help`; `command` registers each where it is written."
+
+
+def command(name: str, help: str, arguments: Callable):
+    "Decorator: the decorated `run(parser, args)` becomes the command `name`, whose arguments `arguments` adds."
+
+    def register(run: Callable) -> Callable:
+        COMMANDS[name] = Command(name, help, arguments, run)
+        return run
+
+    return register
+
+
 def _parser() -> argparse.ArgumentParser:
+    "The `magicarp` parser: one subparser per registered command, built by the command's `arguments`."
     ap = argparse.ArgumentParser(prog="magicarp", description="magicarp_nb from the command line.")
     ap.add_argument("--debug", action="store_true", help="a failure prints its traceback (also: MAGICARP_DEBUG=1)")
     sub = ap.add_subparsers(dest="command", required=True)
-    t = sub.add_parser("train", help="train a preset into its run folder (resumes when the folder has a checkpoint)")
+    for c in COMMANDS.values():
+        c.arguments(sub.add_parser(c.name, help=c.help, description=c.help))
+    ap.commands = dict(sub.choices)  # each command's parser, to name its flags in error messages
+    return ap
+
+
+def parse_command(argv: list) -> tuple:
+    "`(command, its parser, its arguments)` of `argv`; options and positional arguments may come in any order."
+    ap = _parser()
+    if not argv or argv[0] not in COMMANDS:  # help, or a usage error (no command, an unknown one): argparse exits
+        argv = argv[argv.index(ap.parse_args(argv).command) :]
+    parser = ap.commands[argv[0]]
+    return COMMANDS[argv[0]], parser, parser.parse_intermixed_args(argv[1:])
+
+# %% ../nbs/32_cli.ipynb #c006
+def _train_arguments(t: argparse.ArgumentParser) -> None:
+    "The arguments of `magicarp train`: a preset and its overrides, the run folder."
     t.add_argument("preset", help=f"a shipped preset ({', '.join(list_presets())}) or a YAML file")
     t.add_argument("overrides", nargs="*", help="dotted overrides key=value, e.g. seed=12 train.lr=1e-3")
     t.add_argument("--run-dir", default=None, help="the run folder (default: runs/<experiment>/<run_name>)")
     t.add_argument("--runs-root", default="runs", help="root of the default run folder")
     t.add_argument("--no-resume", action="store_true", help="a fresh start: refused where the folder has checkpoints")
     t.add_argument("--dry-run", action="store_true", help="print the resolved config and run folder, train nothing")
-    _collect_arguments(sub.add_parser("collect", help="collapse statistics of a run's checkpoints or of any causal LM"))
-    _analyze_arguments(sub.add_parser("analyze", help="fill <experiment>/analysis.csv from the collected statistics"))
-    f = sub.add_parser("figures", help="draw an experiment's figures (executes the run_figures notebook)")
-    f.add_argument("experiment_dir")
-    f.add_argument("--reference", help="a published table's CSV (Linguistic Collapse's), drawn under the runs")
-    f.add_argument("--arch", default="", help="DxW whose seeds are compared (default: the one with most seeds)")
-    _carp_eval_parsers(sub)
-    _mine_arguments(sub.add_parser("mine", help="hard negatives of a CARP run's train pairs, into a table to train on"))
-    _grid_arguments(sub.add_parser("grid", help="train → collect → analyze a grid of runs, on Slurm or locally"))
-    d = sub.add_parser("check-distributed", help="N-rank contrastive step vs one process: max relative difference")
-    d.set_defaults(
-        options=add_arguments(
-            d,
-            check_distributed,
-            nproc=positive_int,
-            tolerance=positive_float,
-            backend={"choices": ["gloo", "nccl"]},
-            global_batch=positive_int,
-            microbatch_size=positive_int,
-            objectives=comma_list(*sorted(OBJECTIVES)),
-        )
-    )
-    ap.commands = dict(sub.choices)  # each command's parser, to name its flags in error messages
-    return ap
+
+
+@command("train", "train a preset into its run folder (resumes when the folder has a checkpoint)", _train_arguments)
+def train_command(t: argparse.ArgumentParser, a: argparse.Namespace) -> None:
+    "`magicarp train`: one process, or data parallel in the ranks torchrun started; prints the summary as JSON."
+    cfg = resolve_run_name(check_config(load_config(a.preset, a.overrides)))  # every name resolved: no typo runs
+    run_dir = Path(a.run_dir) if a.run_dir else default_run_dir(cfg, a.runs_root)
+    if a.dry_run:
+        print(f"# run folder: {run_dir}\n{config_yaml(cfg)}", end="")
+        return
+    summary = train_ranks(cfg, run_dir, resume=not a.no_resume)
+    if summary is not None:  # rank 0's
+        print(json.dumps(summary))
 
 # %% ../nbs/32_cli.ipynb #c007
 def _collect_arguments(c: argparse.ArgumentParser) -> None:
-    "The options of `magicarp collect`: `collect_model`'s, the corpus fields it passes on, and a run's own."
+    "The arguments of `magicarp collect`: `collect_model`'s, the corpus fields it passes on, and a run's own."
     model = add_arguments(
         c,
         collect_model,
@@ -134,18 +128,54 @@ def _collect_arguments(c: argparse.ArgumentParser) -> None:
         stages={"type": comma_list("train", "val"), "default": None},
     )
     corpus = add_arguments(c, TextDataConfig, only=("n_stories", "max_texts"), n_stories=positive_int,
-                             max_texts=positive_int)  # fmt: skip
+                           max_texts=positive_int)  # fmt: skip
     c.add_argument("--analyze", action="store_true", help="a model's folder: write <out>/analysis.csv afterwards")
     r = c.add_argument_group("a run folder")
     r.add_argument(
         "--checkpoints", default="last", type=checkpoints_arg, help="'last', 'all', 'best' or steps: 193,386"
     )
-    add_arguments(r, collect_checkpoint, only=("shard",), shard=shard_arg)
+    add_arguments(r, collect_checkpoint, only=("shard", "ood"), shard=shard_arg)
     c.set_defaults(options=model, corpus_options=corpus)
 
 
+_MODEL_ONLY = {"--corpus": "corpus", "--out": "out_dir", "--tokenizer": "tokenizer", "--step": "step",
+               "--block-size": "block_size", "--n-stories": "n_stories", "--max-texts": "max_texts",
+               "--analyze": "analyze"}  # fmt: skip
+_RUN_ONLY = {"--checkpoints": "checkpoints", "--shard": "shard", "--ood": "ood"}
+
+
+@command("collect", "collapse statistics of a run's checkpoints or of any causal LM", _collect_arguments)
+def collect_command(c: argparse.ArgumentParser, a: argparse.Namespace) -> None:
+    "`magicarp collect MODEL`: a run's checkpoints (`collect.collect_run`), else any causal LM (`anymodel`)."
+    run = model_kind(a.model) == "run"
+    wrong = changed_options(c, a, _MODEL_ONLY if run else _RUN_ONLY)
+    if wrong:
+        verb = "is" if len(wrong) == 1 else "are"
+        said = (
+            f"for a model that is not a run; {a.model} is a run folder"
+            if run
+            else f"for a run folder; {a.model} is not"
+        )
+        raise ValueError(f"{', '.join(wrong)} {verb} {said} (a run reads its own token stream into its stats/)")
+    if not run:
+        call_with(collect_model, a, a.options + a.corpus_options)
+        out = Path(a.out_dir) if a.out_dir else Path(a.model).parent
+        if a.analyze:
+            df = analyze(out, device=a.device, progress=a.progress)
+            print(df[["model", "layer", "val_loss", "cdnv", "log_kern_mean"]].to_string(index=False))
+        print(f"statistics in {out / 'stats'}")
+    elif a.layers != "last":
+        call_with(collect_run_layers, a, set(a.options) - {"model"}, a.model, checkpoints=a.checkpoints, shard=a.shard)
+        print(f"statistics in {Path(a.model) / 'stats'}")
+    else:
+        settings = call_with(PassSettings, a, ("batch_size", "save_every", "resume", "progress"))
+        opts = {"checkpoints": a.checkpoints, "stages": a.stages, "shard": a.shard, "ood": a.ood, "device": a.device}
+        for files in collect_run(a.model, settings=settings, **opts).values():  # rank 0 prints what it wrote
+            print("\n".join(str(f) for f in files.values()))
+
+# %% ../nbs/32_cli.ipynb #c008
 def _analyze_arguments(a: argparse.ArgumentParser) -> None:
-    "The options of `magicarp analyze`: `analyze.analyze`'s arguments, and the progress report."
+    "The arguments of `magicarp analyze`: `analyze.analyze`'s, the measures' settings, and the progress report."
     a.add_argument("experiment_dir", nargs="*", help="experiment folders (runs/<experiment>) or collect_model folders")
     a.add_argument("--glob", action="append", default=[], help="a pattern of experiment folders (repeatable)")
     a.set_defaults(options=add_arguments(a, analyze, only=("out_csv", "force")))
@@ -165,22 +195,156 @@ def _analyze_arguments(a: argparse.ArgumentParser) -> None:
     a.add_argument("--report-only", action="store_true", help="print what is collected per checkpoint, analyse nothing")
 
 
+@command("analyze", "fill <experiment>/analysis.csv from the collected statistics", _analyze_arguments)
+def analyze_command(ap: argparse.ArgumentParser, a: argparse.Namespace) -> None:
+    "`magicarp analyze`: options checked (usage errors through `ap`), then the progress report and the analysis."
+    specs = list(a.experiment_dir) + list(a.glob)
+    if not specs:
+        ap.error("give an experiment folder or --glob PATTERN")
+    if a.device and a.device.startswith("cuda") and not torch.cuda.is_available():
+        ap.error(f"--device {a.device} asks for CUDA, which this machine does not have; use --device cpu")
+    dirs = experiment_dirs(specs)
+    if len(dirs) > 1 and not a.out_csv and not a.report_only:
+        ap.error(f"{len(dirs)} experiments go into one CSV: give --out-csv")
+    settings = call_with(MeasureSettings, a, a.measures)
+    if a.report or a.report_only:
+        for d in dirs:
+            print(f"# {d}\n{progress_table(d, settings.min_per_class).to_string(index=False)}")
+    if not a.report_only:
+        print(call_with(analyze, a, a.options, dirs, settings=settings).to_string())
+
+# %% ../nbs/32_cli.ipynb #c009
+def _figures_arguments(f: argparse.ArgumentParser) -> None:
+    "The arguments of `magicarp figures`: the experiment, a published table drawn under it, the seeds' architecture."
+    f.add_argument("experiment_dir", help="an analysed experiment folder (it holds analysis.csv)")
+    f.add_argument("--reference", help="'paper' (Linguistic Collapse's table, shipped) or a published table's CSV")
+    f.add_argument("--arch", default="", help="DxW whose seeds are compared (default: the one with most seeds)")
+
+
+@command("figures", "draw an experiment's figures (executes the run_figures notebook)", _figures_arguments)
+def figures_command(f: argparse.ArgumentParser, a: argparse.Namespace) -> None:
+    "`magicarp figures`: the run_figures notebook executed into an analysed experiment; nothing written before."
+    exp = Path(a.experiment_dir)
+    if not exp.is_dir():
+        raise FileNotFoundError(f"experiment folder {exp} does not exist")
+    if not (exp / "analysis.csv").is_file():
+        runs = [d for d in exp.iterdir() if (d / "stats").is_dir()]
+        said = f"analyse its runs first (magicarp analyze {exp})" if runs else "no run folder in it has statistics"
+        raise FileNotFoundError(f"{exp} is not an analysed experiment: it has no analysis.csv, and {said}")
+    if a.reference and not reference_path(a.reference).is_file():
+        raise FileNotFoundError(f"reference table {a.reference} does not exist")
+    record = run_notebook("figures", exp, experiment_dir=exp, reference=a.reference or "", arch=a.arch)
+    print(f"figures in {exp / 'figures'} (the executed notebook: {record})")
+
+# %% ../nbs/32_cli.ipynb #c010
+def _encode_arguments(e: argparse.ArgumentParser) -> None:
+    "The arguments of `magicarp encode`: `carp_eval.encode_run`'s."
+    e.set_defaults(
+        options=add_arguments(
+            e,
+            encode_run,
+            skip=("progress",),
+            positional=("run_dir",),
+            out_dir={"flag": "--out"},
+            tower={"choices": ["passage", "review"]},
+            indices=positions_arg,
+            sample=positive_int,
+            dtype={"choices": ["float16", "float32"]},
+            batch_size=positive_int,
+            shard_size=positive_int,
+        )
+    )
+
+
+@command("encode", "encode a split of a CARP run's pairs, or a column of any table, to shards", _encode_arguments)
+def encode_command(e: argparse.ArgumentParser, a: argparse.Namespace) -> Path:
+    "`magicarp encode`: `carp_eval.encode_run`; prints what was written and how long it took; the shards' folder."
+    t0 = time.perf_counter()
+    out = call_with(encode_run, a, a.options)
+    n = json.loads((out / "manifest.json").read_text())["n"]
+    print(f"{n} embeddings in {out} ({time.perf_counter() - t0:.1f} s with loading the checkpoint)")
+    return out
+
+
+def _eval_arguments(v: argparse.ArgumentParser) -> None:
+    "The arguments of `magicarp eval`: `carp_eval.evaluate_run`'s."
+    v.set_defaults(
+        options=add_arguments(
+            v,
+            evaluate_run,
+            positional=("run_dir",),
+            split={"choices": ["validation", "train"]},
+            min_class_count=positive_int,
+            methods=comma_list("umap", "pca"),
+            ks=cutoffs_arg,
+        )
+    )
+
+
+@command("eval", "evaluate a CARP run into <run>/eval/: retrieval, probe, projections, collapse", _eval_arguments)
+def eval_command(v: argparse.ArgumentParser, a: argparse.Namespace) -> None:
+    "`magicarp eval`: the run's evaluation into `<run>/eval/`, and its tables."
+    summary = call_with(evaluate_run, a, a.options)
+    for name, table in eval_tables(summary).items():
+        print(f"# {name} ({Path(a.run_dir) / 'eval' / name}.csv)\n{table.to_string()}")
+
+# %% ../nbs/32_cli.ipynb #c011
+def _export_arguments(x: argparse.ArgumentParser) -> None:
+    "The arguments of `magicarp export`: the format, then `export.export_sentence_transformers`'s."
+    x.add_argument("--format", choices=["sentence-transformers"], default="sentence-transformers",
+                   help="the format written (sentence-transformers: SentenceTransformer(OUT) loads it)")  # fmt: skip
+    x.set_defaults(options=add_arguments(x, export_sentence_transformers, positional=("run_dir", "out")))
+
+
+@command("export", "a CARP run's tower(s) as sentence-transformers folders, with a model card", _export_arguments)
+def export_command(x: argparse.ArgumentParser, a: argparse.Namespace) -> None:
+    "`magicarp export`: prints each folder written."
+    print("\n".join(str(p) for p in call_with(export_sentence_transformers, a, a.options)))
+
+
+def _vis_arguments(s: argparse.ArgumentParser) -> None:
+    "The arguments of `magicarp vis`: `carp_eval.sphere_picture`'s."
+    splits = {"choices": ["validation", "train"]}
+    s.set_defaults(
+        options=add_arguments(
+            s, sphere_picture, positional=("run_dir",), sample=positive_int, split=splits, min_class_count=positive_int
+        )
+    )
+
+
+@command("vis", "magiCARP's sphere picture: 2-D PCA beside the 3-D PCA on the sphere, of a sample", _vis_arguments)
+def vis_command(s: argparse.ArgumentParser, a: argparse.Namespace) -> None:
+    "`magicarp vis`: prints the picture's path."
+    print(call_with(sphere_picture, a, a.options))
+
+
 def _mine_arguments(m: argparse.ArgumentParser) -> None:
-    "The options of `magicarp mine`: `mining.mine_negatives`'s knobs, and a config for zero-shot towers."
-    knobs = add_arguments(m, mine_negatives, skip=("pairs", "config", "overrides", "tokenizer", "max_length"),
-                          positional=("source",), source={"help": "a CARP run folder, a checkpoint or zero-shot"},
-                          out_dir={"flag": "--out", "required": True, "help": "the table's folder (and mining.json)"},
-                          use_faiss={"flag": "--faiss"}, sampling_strategy={"choices": list(SAMPLING_STRATEGIES)},
-                          num_negatives=positive_int, range_min=whole(0), range_max=positive_int,
-                          block_size=positive_int, batch_size=positive_int)  # fmt: skip
+    "The arguments of `magicarp mine`: `mining.mine_negatives`'s, its `MiningSettings`, a config for zero-shot towers."
+    skip = ("pairs", "settings", "config", "overrides", "tokenizer", "max_length")
+    out = {"flag": "--out", "required": True, "help": "the table's folder (and mining.json)"}
+    options = add_arguments(m, mine_negatives, skip=skip, positional=("source",), out_dir=out,
+                            source={"help": "a CARP run folder, a checkpoint or zero-shot"})  # fmt: skip
+    knobs = add_arguments(m, MiningSettings, use_faiss={"flag": "--faiss"}, num_negatives=positive_int,
+                          sampling_strategy={"choices": list(SAMPLING_STRATEGIES)}, range_min=whole(0),
+                          range_max=positive_int, block_size=positive_int, batch_size=positive_int)  # fmt: skip
     m.add_argument(
         "config", nargs="*", help="zero-shot: a preset or YAML file, then key=value; a run: data.* key=value"
     )
-    m.set_defaults(options=knobs)
+    m.set_defaults(options=options, mining=knobs)
 
-# %% ../nbs/32_cli.ipynb #c008
+
+@command("mine", "hard negatives of a CARP run's train pairs, into a table to train on", _mine_arguments)
+def mine_command(m: argparse.ArgumentParser, a: argparse.Namespace) -> None:
+    "`magicarp mine`: `mining.mine_negatives` (a first word without `=` is the preset); prints what it kept."
+    preset = a.config[0] if a.config and "=" not in a.config[0] else None
+    settings = call_with(MiningSettings, a, a.mining)
+    mined = call_with(mine_negatives, a, a.options, settings=settings, config=preset,
+                      overrides=a.config[1 if preset else 0 :])  # fmt: skip
+    print(mined_summary(mined.record))
+
+# %% ../nbs/32_cli.ipynb #c012
 def _grid_arguments(g: argparse.ArgumentParser) -> None:
-    "The options of `magicarp grid`: the runs (depths × widths × seeds, `--extra`), then `launch.submit_grid`'s."
+    "The arguments of `magicarp grid`: the runs (depths × widths × seeds, `--extra`), then `launch.GridSettings`."
     g.add_argument("--depths", type=positive_int, nargs="+", default=[1, 2], help="causal LMs (default: 1 2)")
     g.add_argument(
         "--widths", type=positive_int, nargs="+", default=[64, 128, 256], help="causal LMs (default: 64 128 256)"
@@ -193,8 +357,8 @@ def _grid_arguments(g: argparse.ArgumentParser) -> None:
     g.set_defaults(
         options=add_arguments(
             g,
-            submit_grid,
-            skip=("runs", "folder"),
+            GridSettings,
+            skip=("folder",),
             cluster={"choices": ["slurm", "local", "debug"]},
             collect_shards={"flag": "--shards", "type": positive_int},
             checkpoints=checkpoints_arg,
@@ -220,169 +384,70 @@ def grid_runs(a) -> list[tuple[int, int, int]]:
         runs += [(d, w, int(s)) for s in seeds.split(",") if (d, w, int(s)) not in runs]
     return runs
 
-# %% ../nbs/32_cli.ipynb #c009
+# %% ../nbs/32_cli.ipynb #c013
 _NOT_CARP = {"--depths": "depths", "--widths": "widths", "--extra": "extra", "--shards": "collect_shards",
              "--checkpoints": "checkpoints", "--lr-width": "lr_width", "--analyze-groups": "analyze_groups",
-             "--analyze-device": "analyze_device"}  # fmt: skip
+             "--analyze-device": "analyze_device", "--ood": "ood"}  # fmt: skip
 "The options that mean nothing for a CARP grid (its runs differ by seed, and are evaluated, not collected)."
 
 
-def grid_cli(argv=None) -> int:
-    "`magicarp grid`: submits the stages of `submit_grid`; on a local executor waits, then prints the runs' summary."
-    g = grid_parser()
-    a = g.parse_args(argv)
-    base = load_config(a.preset, a.overrides)
-    unused = changed_options(g, a, _NOT_CARP) if base.task == "carp" else []
+@command("grid", "train → collect → analyze a grid of runs, on Slurm or locally", _grid_arguments)
+def grid_command(g: argparse.ArgumentParser, a: argparse.Namespace) -> int:
+    "`magicarp grid`: submits `launch.submit_grid`'s stages; on a local executor waits, then prints the runs' summary."
+    settings = call_with(GridSettings, a, a.options)
+    unused = changed_options(g, a, _NOT_CARP) if load_config(settings.preset, settings.overrides).task == "carp" else []
     if unused:
         raise ValueError(
-            f"{', '.join(unused)} mean nothing for the CARP preset {a.preset}: its runs differ by "
+            f"{', '.join(unused)} mean nothing for the CARP preset {settings.preset}: its runs differ by "
             "--seeds only, and are evaluated, not collected and analysed"
         )
     runs = grid_runs(a)
-    jobs = call_with(submit_grid, a, a.options, runs, **executor_params(a.param))
+    jobs = submit_grid(runs, settings, **executor_params(a.param))
     for stage, js in jobs.items():
         print(f"{stage}: {len(js)} job(s) {[j.job_id for j in js][:6]}")
     last = jobs[list(jobs)[-1]]  # analyze (a causal LM's grid) or eval (CARP's: one job per run)
-    if last and not isinstance(last[0], submitit.SlurmJob):  # local runs: wait for the end, say what failed
-        failed = failed_jobs(jobs)
-        specs = grid_specs(runs, a.preset, a.overrides, Path(a.runs_root) / (a.experiment or base.experiment))
-        print(grid_summary(specs).to_string(index=False))
-        for line in failed:
-            print(f"failed: {line}", file=sys.stderr)
-        if "analyze" in jobs:  # the analysis of what was collected: its own failure is the command's error
-            print(f"analysis: {Path(job_result(last[0])) / 'analysis.csv'}")
-        else:
-            done = [str(Path(s["run_dir"]) / "eval") for s in specs if (Path(s["run_dir"]) / "eval").is_dir()]
-            print(f"evaluations: {done}")
-        return 1 if failed else 0
-    return 0
-
-# %% ../nbs/32_cli.ipynb #c010
-def analyze_command(ap: argparse.ArgumentParser, a) -> int:
-    "`magicarp analyze`: options checked (usage errors through `ap`), then the progress report and the analysis."
-    specs = list(a.experiment_dir) + list(a.glob)
-    if not specs:
-        ap.error("analyze: give an experiment folder or --glob PATTERN")
-    if a.device and a.device.startswith("cuda") and not torch.cuda.is_available():
-        ap.error(f"analyze: --device {a.device} asks for CUDA, which this machine does not have; use --device cpu")
-    dirs = experiment_dirs(specs)
-    if len(dirs) > 1 and not a.out_csv and not a.report_only:
-        ap.error(f"analyze: {len(dirs)} experiments go into one CSV: give --out-csv")
-    settings = call_with(MeasureSettings, a, a.measures)
-    if a.report or a.report_only:
-        for d in dirs:
-            print(f"# {d}\n{progress_table(d, settings.min_per_class).to_string(index=False)}")
-    if a.report_only:
+    if not last or isinstance(last[0], submitit.SlurmJob):  # on Slurm the jobs run on: nothing to wait for
         return 0
-    print(call_with(analyze, a, a.options, dirs, settings=settings).to_string())
-    return 0
-
-# %% ../nbs/32_cli.ipynb #c011
-def train_command(cfg, run_dir: Path, resume: bool = True) -> int:
-    "`magicarp train`: one process, or data parallel in the ranks torchrun started; prints the summary as JSON."
-    if int(os.environ.get("WORLD_SIZE", 1)) == 1 and not cfg.train.deepspeed:  # DeepSpeed wants a group, even of 1
-        print(json.dumps(train(cfg, run_dir, resume=resume).summary()))
-        return 0
-    with process_group() as group:
-        result = train(cfg, run_dir, resume=resume, group=group)
-        if rank_of(group) == 0:
-            print(json.dumps(result.summary()))
-        del result  # the trainer's engine (DDP) goes before the process group does
-    return 0
-
-# %% ../nbs/32_cli.ipynb #c012
-def is_run_folder(model: str) -> bool:
-    "Whether `magicarp collect MODEL` means a run folder (or a path that does not exist), not a model or a hub name."
-    path = Path(model).expanduser()
-    if path.is_dir():  # a run holds checkpoint-<step> folders; a model, config.json or a checkpoint's own files
-        checkpoint = (path / "config.yaml").exists() and (path / "data.json").exists()
-        return any(path.glob("checkpoint-*")) or not ((path / "config.json").exists() or checkpoint)
-    return path.exists() or model.startswith((".", "/", "~")) or model.count("/") > 1
-
-
-_MODEL_ONLY = {"--corpus": "corpus", "--out": "out_dir", "--tokenizer": "tokenizer", "--step": "step",
-               "--block-size": "block_size", "--n-stories": "n_stories", "--max-texts": "max_texts",
-               "--analyze": "analyze"}  # fmt: skip
-_RUN_ONLY = {"--checkpoints": "checkpoints", "--shard": "shard"}
-
-
-def collect_command(c: argparse.ArgumentParser, a: argparse.Namespace) -> None:
-    "`magicarp collect MODEL`: a run folder's checkpoints, else any causal LM (`anymodel.collect_model`)."
-    run, path = is_run_folder(a.model), Path(a.model).expanduser()
-    if not run and not path.exists() and str(path.parent) != "." and path.parent.is_dir():  # a typo, not a hub name
-        raise FileNotFoundError(f"{a.model} does not exist: {path.parent} has no {path.name}")
-    wrong = changed_options(c, a, _MODEL_ONLY if run else _RUN_ONLY)
-    if wrong:
-        verb = "is" if len(wrong) == 1 else "are"
-        said = (
-            f"for a model that is not a run; {a.model} is a run folder"
-            if run
-            else f"for a run folder; {a.model} is not"
-        )
-        raise ValueError(f"{', '.join(wrong)} {verb} {said} (a run reads its own token stream into its stats/)")
-    if not run:
-        call_with(collect_model, a, a.options + a.corpus_options)
-        out = Path(a.out_dir) if a.out_dir else Path(a.model).parent
-        if a.analyze:
-            df = analyze(out, device=a.device, progress=a.progress)
-            print(df[["model", "layer", "val_loss", "cdnv", "log_kern_mean"]].to_string(index=False))
-        print(f"statistics in {out / 'stats'}")
-    elif a.layers != "last":
-        if a.shard or int(os.environ.get("WORLD_SIZE", 1)) > 1:
-            raise ValueError("--layers collects every layer in one process: without --shard or torchrun")
-        for ck in select_checkpoints(a.model, a.checkpoints):
-            call_with(collect_model, a, set(a.options) - {"model"}, ck)
+    failed, specs = failed_jobs(jobs), grid_specs(runs, settings)  # local runs: wait for the end, say what failed
+    print(grid_summary(specs).to_string(index=False))
+    for line in failed:
+        print(f"failed: {line}", file=sys.stderr)
+    if "analyze" in jobs:  # the analysis of what was collected: its own failure is the command's error
+        print(f"analysis: {Path(job_result(last[0])) / 'analysis.csv'}")
     else:
-        _collect_run(a)
+        done = [str(Path(s["run_dir"]) / "eval") for s in specs if (Path(s["run_dir"]) / "eval").is_dir()]
+        print(f"evaluations: {done}")
+    return 1 if failed else 0
 
-# %% ../nbs/32_cli.ipynb #c013
-def _collect_run(a: argparse.Namespace) -> None:
-    "A run folder's checkpoints in one process, or under torchrun each rank collects its shard of the train pass."
-    shard, world = a.shard, int(os.environ.get("WORLD_SIZE", 1))
-    stages = a.stages or (("train",) if shard else ("train", "val"))  # a shard is of the train pass
-    if shard and "val" in stages:
-        raise ValueError("--shard collects a shard of the train pass: give --stages train (the validation runs after)")
-    opts = {"batch_size": a.batch_size, "device": a.device, "save_every": a.save_every, "progress": a.progress}
-    if world == 1:
-        for ck in select_checkpoints(a.model, a.checkpoints):
-            collect_checkpoint(ck, stages, shard=shard, resume=a.resume, **opts)
-        return
-    if shard is not None:
-        raise ValueError("--shard and torchrun both split the train pass: use one of them")
-    with process_group(timeout_s=24 * 3600) as group:  # the other ranks wait while rank 0 merges and validates
-        rank = rank_of(group)
-        for ck in select_checkpoints(a.model, a.checkpoints):
-            if "train" in stages and not stats_path(ck, "train").exists():
-                collect_checkpoint(
-                    ck, ("train",), shard=(rank, world), **{**opts, "progress": a.progress and rank == 0}
-                )
-            barrier(group)
-            if rank == 0:  # merges the shards into the train statistics, then the validation pass
-                collect_checkpoint(ck, stages, resume=a.resume, **opts)
-            barrier(group)
+
+def grid_cli(argv=None) -> int:
+    "`magicarp grid` from its own arguments (the `magicarp-grid` alias's): its exit status; failures raise."
+    g = grid_parser()
+    return COMMANDS["grid"].status(g, g.parse_intermixed_args(argv))
 
 # %% ../nbs/32_cli.ipynb #c014
-def encode_command(a: argparse.Namespace) -> Path:
-    "`magicarp encode`: `carp_eval.encode_run` with the parsed options; prints what was written and how long it took."
-    t0 = time.perf_counter()
-    out = call_with(encode_run, a, a.options)
-    n = json.loads((out / "manifest.json").read_text())["n"]
-    print(f"{n} embeddings in {out} ({time.perf_counter() - t0:.1f} s with loading the checkpoint)")
-    return out
+def _check_distributed_arguments(d: argparse.ArgumentParser) -> None:
+    "The arguments of `magicarp check-distributed`: `distcheck.check_distributed`'s."
+    d.set_defaults(
+        options=add_arguments(
+            d,
+            check_distributed,
+            nproc=positive_int,
+            tolerance=positive_float,
+            backend={"choices": ["gloo", "nccl"]},
+            global_batch=positive_int,
+            microbatch_size=positive_int,
+            objectives=comma_list(*sorted(OBJECTIVES)),
+        )
+    )
 
 
-def _eval_command(a: argparse.Namespace) -> None:
-    "`magicarp eval`: the run's evaluation into `<run>/eval/`, and its tables."
-    summary = call_with(evaluate_run, a, a.options)
-    for name, table in eval_tables(summary).items():
-        print(f"# {name} ({Path(a.run_dir) / 'eval' / name}.csv)\n{table.to_string()}")
-
-
-def mine_command(a: argparse.Namespace) -> None:
-    "`magicarp mine`: `mining.mine_negatives` (a first word without `=` is the preset); prints what it kept."
-    preset = a.config[0] if a.config and "=" not in a.config[0] else None
-    mined = call_with(mine_negatives, a, a.options, config=preset, overrides=a.config[1 if preset else 0 :])
-    print(mined_summary(mined.record))
+@command(
+    "check-distributed", "N-rank contrastive step vs one process: max relative difference", _check_distributed_arguments
+)
+def check_distributed_command(d: argparse.ArgumentParser, a: argparse.Namespace) -> int:
+    "`magicarp check-distributed`: its status is 1 when a rank differs by more than the tolerance."
+    return call_with(check_distributed, a, a.options)
 
 # %% ../nbs/32_cli.ipynb #c016
 EXPECTED_ERRORS = (ValueError, KeyError, OSError, RuntimeError, FloatingPointError, ImportError, ConfigTypeError)
@@ -410,41 +475,10 @@ def guarded(run, debug: bool = False, flags: set = frozenset()) -> int:
         return 1
 
 # %% ../nbs/32_cli.ipynb #c017
-def _figures_command(a: argparse.Namespace) -> None:
-    "`magicarp figures`: the run_figures notebook executed into the experiment folder."
-    if not Path(a.experiment_dir).is_dir():
-        raise FileNotFoundError(f"experiment folder {a.experiment_dir} does not exist")
-    if a.reference and not Path(a.reference).is_file():
-        raise FileNotFoundError(f"reference table {a.reference} does not exist")
-    run_notebook("figures", a.experiment_dir, experiment_dir=Path(a.experiment_dir), reference=a.reference or "",
-                 arch=a.arch)  # fmt: skip
-
-
 def run_command(argv: list) -> int:
-    "Parse and run one `magicarp` command; failures raise (`main` reports them)."
-    if argv[:1] == ["grid"]:
-        return grid_cli(argv[1:])
-    ap = _parser()
-    a = ap.parse_args(argv)
-    if a.command == "train":
-        cfg = resolve_run_name(check_config(load_config(a.preset, a.overrides)))  # every name resolved: no typo runs
-        run_dir = Path(a.run_dir) if a.run_dir else default_run_dir(cfg, a.runs_root)
-        if a.dry_run:
-            print(f"# run folder: {run_dir}\n{config_yaml(cfg)}", end="")
-            return 0
-        return train_command(cfg, run_dir, resume=not a.no_resume)
-    commands = {
-        "collect": lambda: collect_command(ap.commands["collect"], a),
-        "encode": lambda: encode_command(a),
-        "eval": lambda: _eval_command(a),
-        "mine": lambda: mine_command(a),
-        "export": lambda: print("\n".join(str(p) for p in call_with(export_sentence_transformers, a, a.options))),
-        "vis": lambda: print(call_with(sphere_picture, a, a.options)),
-        "analyze": lambda: analyze_command(ap, a),
-        "figures": lambda: _figures_command(a),
-        "check-distributed": lambda: call_with(check_distributed, a, a.options),
-    }
-    return commands[a.command]() or 0
+    "Parse and run one `magicarp` command: its exit status (0 when it did its work); failures raise (`main` says them)."
+    cmd, parser, a = parse_command(argv)
+    return cmd.status(parser, a)
 
 
 def _argv(argv) -> tuple[list, bool]:

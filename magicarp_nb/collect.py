@@ -6,9 +6,11 @@
 from __future__ import annotations
 
 import functools
+import os
 import json
 import math
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
@@ -20,12 +22,14 @@ from .config import load_config
 from .settings import apply_overrides
 from .data import prepare_text_blocks
 from .runfiles import parse_stats_name, partial_path, run_lock, stats_path, stats_shards
-from .checkpoints import read_json, recorded_sha256, verify_checkpoint
+from .checkpoints import read_json, recorded_sha256, select_checkpoints, verify_checkpoint
+from .distributed import barrier, process_group, rank_of
 from .runtime import resolve_device
 
 # %% auto #0
-__all__ = ['head_input_forward', 'base_forward', 'feature_forward', 'collect_stats', 'checkpoint_blocks', 'missing_shards',
-           'merge_complete_shards', 'ood_blocks', 'collect_checkpoint']
+__all__ = ['head_input_forward', 'base_forward', 'feature_forward', 'StatsTarget', 'PassSettings', 'collect_stats',
+           'checkpoint_blocks', 'missing_shards', 'merge_complete_shards', 'ood_blocks', 'collect_checkpoint',
+           'collect_run']
 
 # %% ../nbs/21_collect.ipynb #c006
 def head_input_forward(
@@ -155,54 +159,88 @@ def _update(states: dict, todo, stage, ids, forward, n, W, train_stats: dict) ->
             head = W if k in (None, n) else None
             states[k].update(x, ids[:, 1:], head, train_stats[k], logits=logits[:, :-1].reshape(-1, W.shape[0]))
 
+# %% ../nbs/21_collect.ipynb #c009u
+@dataclass(frozen=True)
+class StatsTarget:
+    "Where one pass writes: the LM head's input into one file, or several layers, each into a file of its own."
+
+    files: dict  # {layer: file}; the one key None is the head's input alone, without the model's hidden states
+
+    @classmethod
+    def head(cls, path) -> StatsTarget:
+        "The LM head's input into `path` (what `collect_checkpoint` writes)."
+        return cls({None: Path(path)})
+
+    @classmethod
+    def layers(cls, files: dict) -> StatsTarget:
+        "Several layers in one pass: `{layer: file}`, 0 the embeddings and L (the number of blocks) the head's input."
+        if not files or not all(isinstance(k, int) and not isinstance(k, bool) for k in files):
+            raise ValueError(f"layers are whole numbers (0: the embeddings, L: the head's input), got {list(files)}")
+        return cls({k: Path(p) for k, p in files.items()})
+
+    @property
+    def layered(self) -> bool:
+        "Whether the pass fills layers, from the model's hidden states (else the head's input alone)."
+        return None not in self.files
+
+
+@dataclass(frozen=True)
+class PassSettings:
+    "How a pass runs: the same for each pass of a collection."
+
+    batch_size: int = 32  # blocks per forward
+    save_every: float = 120.0  # seconds between resumable partial saves (0: every batch)
+    resume: bool = True  # continue from a partial file / return a finished file
+    progress: bool = True  # tqdm bar
+    max_batches: int | None = None  # stop after this many batches, leaving a partial file
+
 # %% ../nbs/21_collect.ipynb #c009
 @torch.no_grad()
 def collect_stats(
     model,  # a Hugging Face causal LM (anything with get_output_embeddings)
     blocks: torch.Tensor,  # (n, L) token blocks, in the order training saw the stream
-    out_path,  # the statistics file to write, or {layer: file} to fill several layers (0: embeddings, L: head input)
+    target: StatsTarget,  # where the statistics go: `StatsTarget.head(file)`, or `.layers({layer: file})`
     stage: str = "train",  # 'train' → CollapseStats, 'val' → AgreementStats, 'ood' → CollapseStats of OOD text
     train_stats: CollapseStats | dict | None = None,  # required for stage 'val' ({layer: CollapseStats} for layers)
-    batch_size: int = 32,  # blocks per forward
     block_range: tuple | None = None,  # (start, stop) to collect one shard of the blocks
     meta: dict | None = None,  # provenance recorded in the file (model, checkpoint, data…)
-    save_every: float = 120.0,  # seconds between resumable partial saves (0: every batch)
-    max_batches: int | None = None,  # stop after this many batches, leaving a partial file
-    resume: bool = True,  # continue from a partial file / return a finished file
-    progress: bool = True,  # tqdm bar
+    settings: PassSettings | None = None,  # batches, partial saves, resume, progress (None: `PassSettings()`)
 ):
-    "One pass over `blocks` → statistics saved to `out_path` (`{layer: stats}` for several); resumable by batch."
-    layered = isinstance(out_path, dict)
-    paths = {k: Path(p) for k, p in out_path.items()} if layered else {None: Path(out_path)}
+    "One pass over `blocks` → statistics saved where `target` says (`{layer: stats}` for layers); resumable by batch."
+    if not isinstance(target, StatsTarget):
+        raise TypeError(
+            f"target must be a StatsTarget (StatsTarget.head(file) or .layers({{layer: file}})), not {target!r}"
+        )
+    s, paths, layered = settings or PassSettings(), target.files, target.layered
     trains = train_stats if layered or train_stats is None else {None: train_stats}
-    ident = _pass_identity(blocks, stage, train_stats, batch_size, block_range, meta)
+    ident = _pass_identity(blocks, stage, train_stats, s.batch_size, block_range, meta)
     (start, stop), device = ident["block_ranges"][0], next(model.parameters()).device
     W = model.get_output_embeddings().weight
     model.eval()
     forward, n, dims = _pass_forward(model, blocks, paths, stage, start, device)
     ident.update({"n_layers": n} if layered else {})
-    states, finished, pos = _start_layers(paths, stage, ident, dims, W.shape[0], device, resume)
+    states, finished, pos = _start_layers(paths, stage, ident, dims, W.shape[0], device, s.resume)
     result = states if layered else states[None]
     todo = [k for k in paths if k not in finished]
     for k in todo if stage == "val" else ():
         states[k]._centres(trains[k], device, torch.float32)  # fails early on a mismatch
-    total, done = math.ceil((stop - start) / batch_size), (pos - start) // batch_size
+    total, done = math.ceil((stop - start) / s.batch_size), (pos - start) // s.batch_size
     desc = f"{stage} stats" + (f", {len(todo)} layers" if layered else "")
-    bar = tqdm(total=total, initial=done, desc=desc, disable=not (progress and todo), mininterval=2)
+    bar = tqdm(total=total, initial=done, desc=desc, disable=not (s.progress and todo), mininterval=2)
     last_save, n_batches = time.monotonic(), 0
-    for b0 in range(pos, stop, batch_size) if todo else ():
-        ids = blocks[b0 : min(b0 + batch_size, stop)].to(device).long()
+    for b0 in range(pos, stop, s.batch_size) if todo else ():
+        ids = blocks[b0 : min(b0 + s.batch_size, stop)].to(device).long()
         _update(states, todo, stage, ids, forward, n, W, trains)
         pos = b0 + len(ids)
         for k in todo:
             states[k].meta.update(blocks_done=pos, sequences=pos - start, tokens=(pos - start) * (blocks.shape[1] - 1))
         bar.update(1)
         n_batches += 1
-        if pos < stop and (time.monotonic() - last_save >= save_every or n_batches == max_batches):
+        if pos < stop and (time.monotonic() - last_save >= s.save_every or n_batches == s.max_batches):
             for k in todo:
                 states[k].save(partial_path(paths[k]))
             last_save = time.monotonic()
-        if n_batches == max_batches and pos < stop:
+        if n_batches == s.max_batches and pos < stop:
             bar.close()
             return result
     bar.close()
@@ -283,12 +321,12 @@ def ood_blocks(
     return blocks, fp
 
 
-def _ood_pass(model, checkpoint: Path, corpus: str, train_sha256: str, base: dict, common: dict) -> Path:
+def _ood_pass(model, checkpoint: Path, corpus: str, train_sha256: str, base: dict, settings: PassSettings) -> Path:
     "The train pass's statistics over an out-of-distribution corpus, into `ood@<checkpoint>.safetensors`."
     blocks, ood_fp = ood_blocks(checkpoint, corpus, train_sha256)
     path, meta = stats_path(checkpoint, "ood"), {**base, "data_sha256": ood_fp["train_sha256"], "corpus": corpus}
     with _stats_lock(path):
-        collect_stats(model, blocks, path, "ood", meta=meta, **common)
+        collect_stats(model, blocks, StatsTarget.head(path), "ood", meta=meta, settings=settings)
     return path
 
 # %% ../nbs/21_collect.ipynb #c012
@@ -323,32 +361,62 @@ def collect_checkpoint(
             "weights_sha256": recorded_sha256(checkpoint),  # verified above; stats follow the weights, not the name
             "tokenizer_sha256": fp["tokenizer_sha256"],
         }
-        common = {"batch_size": batch_size, "save_every": save_every, "resume": resume, "progress": progress}
+        common = PassSettings(batch_size=batch_size, save_every=save_every, resume=resume, progress=progress)
         out, full, train_meta = {}, stats_path(checkpoint, "train"), {**base, "data_sha256": fp["train_sha256"]}
         todo = missing_shards(checkpoint, len(train_blocks))
         if "train" in stages and not block_range and not full.exists() and todo != [(0, len(train_blocks))]:
             for r in todo:  # array jobs (or torchrun's ranks) began it in shards: finish them here, then merge
                 with _stats_lock(stats_path(checkpoint, "train", r)):
-                    collect_stats(
-                        model,
-                        train_blocks,
-                        stats_path(checkpoint, "train", r),
-                        block_range=r,
-                        meta=train_meta,
-                        **common,
-                    )
+                    shard_file = StatsTarget.head(stats_path(checkpoint, "train", r))
+                    collect_stats(model, train_blocks, shard_file, block_range=r, meta=train_meta, settings=common)
             out["train"] = merge_complete_shards(checkpoint, len(train_blocks))
         elif "train" in stages:
             out["train"] = stats_path(checkpoint, "train", block_range)
-            collect_stats(
-                model, train_blocks, out["train"], "train", block_range=block_range, meta=train_meta, **common
-            )
+            target = StatsTarget.head(out["train"])
+            collect_stats(model, train_blocks, target, block_range=block_range, meta=train_meta, settings=common)
         if "val" in stages:
             train = CollapseStats.load(full, next(model.parameters()).device)
             out["val"] = stats_path(checkpoint, "val")
             val_meta = {**base, "data_sha256": fp["validation_sha256"]}
             with _stats_lock(out["val"]):
-                collect_stats(model, valid_blocks, out["val"], "val", train_stats=train, meta=val_meta, **common)
+                target = StatsTarget.head(out["val"])
+                collect_stats(model, valid_blocks, target, "val", train_stats=train, meta=val_meta, settings=common)
         if ood is not None:
             out["ood"] = _ood_pass(model, checkpoint, ood, fp["train_sha256"], base, common)
         return out
+
+# %% ../nbs/21_collect.ipynb #c027e
+def collect_run(
+    run,  # a run folder written by train_clm
+    checkpoints: str = "last",  # 'last', 'all', 'best' or steps: '193,386'
+    stages=None,  # the passes (None: train and val; of a shard, train)
+    shard=None,  # (i, n): the i-th of n equal shards of the train pass, for an array job
+    ood: str | None = None,  # an out-of-distribution corpus: its pass too, for NC5 (`collect_checkpoint`)
+    device: str = "auto",  # 'auto' takes CUDA when present
+    settings: PassSettings | None = None,  # blocks per forward, partial saves, resume, progress
+) -> dict:
+    "A run's checkpoints in one process, or a train-pass shard per torchrun rank; `{checkpoint: files}` of rank 0."
+    s, world = settings or PassSettings(), int(os.environ.get("WORLD_SIZE", 1))
+    stages = tuple(stages or (("train",) if shard else ("train", "val")))  # a shard is of the train pass
+    said = f"shard={shard[0]}/{shard[1]}" if shard else ""
+    if shard and "val" in stages:
+        raise ValueError(f"{said} collects a shard of the train pass: give stages=train (the validation runs after)")
+    opts = {"batch_size": s.batch_size, "device": device, "save_every": s.save_every, "progress": s.progress}
+    if world == 1:
+        chosen = select_checkpoints(run, checkpoints)
+        return {ck.name: collect_checkpoint(ck, stages, shard=shard, resume=s.resume, ood=ood, **opts) for ck in chosen}
+    if shard is not None:
+        raise ValueError(f"{said} and torchrun both split the train pass: use one of them")
+    out = {}
+    with process_group(timeout_s=24 * 3600) as group:  # the other ranks wait while rank 0 merges and validates
+        rank = rank_of(group)
+        for ck in select_checkpoints(run, checkpoints):
+            if "train" in stages and not stats_path(ck, "train").exists():
+                collect_checkpoint(
+                    ck, ("train",), shard=(rank, world), **{**opts, "progress": s.progress and rank == 0}
+                )
+            barrier(group)
+            if rank == 0:  # merges the shards into the train statistics, then the validation (and OOD) pass
+                out[ck.name] = collect_checkpoint(ck, stages, resume=s.resume, ood=ood, **opts)
+            barrier(group)
+    return out

@@ -107,8 +107,16 @@ def load_text_corpus(
 def corpus_of(data_cfg) -> datasets.DatasetDict:
     "The corpus a `config.TextDataConfig` describes, every one of its corpus fields passed (the one place that does)."
     c = data_cfg
-    return load_text_corpus(c.corpus, c.n_stories, c.corpus_seed, c.val_fraction, c.text_column, c.separator,
-                            c.max_texts, c.difficulty)  # fmt: skip
+    return load_text_corpus(
+        source=c.corpus,
+        n_stories=c.n_stories,
+        seed=c.corpus_seed,
+        val_fraction=c.val_fraction,
+        text_column=c.text_column,
+        separator=c.separator,
+        max_texts=c.max_texts,
+        difficulty=c.difficulty,
+    )
 
 # %% ../nbs/04_corpora.ipynb #c017
 _STDLIB_SKIP_DIRS = frozenset({"test", "tests", "idle_test", "__pycache__", "site-packages", "dist-packages"})

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Callable, Protocol
-from unittest import mock
 
 import torch
 import torch.distributed as dist
@@ -293,10 +292,15 @@ def engine_config(config: dict, cfg: TrainConfig) -> dict:
     }
 
 # %% ../nbs/07b_engines.ipynb #c023
-def _broadcast_weights(engine) -> None:
-    "Rank 0's weights to every rank, 0-d parameters included (DeepSpeed's own broadcast for plain data parallelism)."
-    for p in engine.module.parameters():
+def _broadcast_scalars(model: torch.nn.Module) -> list:
+    """Rank 0's 0-d parameters (a learned logit scale) to every rank, here: DeepSpeed's start-up broadcast views each
+    weight as bytes, which a 0-d tensor cannot be. They are marked as DeepSpeed marks the weights it leaves out of
+    that broadcast (`ds_optim_param`, its OptimizedLinear's); the caller removes the mark once DeepSpeed is set up."""
+    scalars = [p for p in model.parameters() if p.dim() == 0]
+    for p in scalars:
         dist.broadcast(p.data.reshape(-1), src=0)  # a view: received in place
+        p.ds_optim_param = True
+    return scalars
 
 
 class DeepSpeedEngine:
@@ -324,12 +328,14 @@ class DeepSpeedEngine:
         import deepspeed
 
         logging.getLogger("DeepSpeed").setLevel(logging.WARNING)  # its INFO lines would drown the progress bar
-        # DeepSpeed's start-up broadcast of rank 0's weights views each one as bytes, which fails on a 0-d
-        # parameter (a learned logit scale): the same broadcast, of the tensors themselves, replaces it meanwhile
-        with mock.patch.object(deepspeed.runtime.engine.DeepSpeedEngine, "_broadcast_model", _broadcast_weights):
+        scalars = _broadcast_scalars(model)  # DeepSpeed broadcasts the others as it starts
+        try:
             self.engine, self.optimizer, _, _ = deepspeed.initialize(
                 model=model, optimizer=optimizer, config=engine_config(self.config, cfg), dist_init_required=False
             )
+        finally:
+            for p in scalars:
+                del p.ds_optim_param
 
     def _backward(self, tensor: torch.Tensor, grad: torch.Tensor | None = None) -> None:
         "Backward through DeepSpeed: of a scalar `tensor`, or with `grad` of the product `tensor · grad`."

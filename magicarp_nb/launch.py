@@ -27,19 +27,20 @@ from . import carp, clm  # noqa: F401  (they register the CARP and causal-LM tas
 from .tasks import TASKS, Task, run_task
 from .collect import collect_checkpoint
 from .config import load_config
-from .figures import experiment_figures
+from .figures import experiment_figures, reference_path
 from .measures import GROUPS
 from .settings import apply_overrides
 from .runtime import parse_device, resolve_device
 from .runfiles import atomic_write
 from .checkpoints import checkpoint_spec, select_checkpoints
+from .distributed import process_group, rank_of
 from .trainer import TrainResult
 
 # %% auto #0
-__all__ = ['STAGE_PARAMS', 'run_name', 'default_run_dir', 'resolve_run_name', 'check_config', 'train', 'runner_path',
-           'run_notebook', 'grid', 'train_stage', 'collect_stage', 'collected', 'analyze_stage', 'eval_stage',
-           'job_result', 'failed_jobs', 'grid_specs', 'stage_parameters', 'submit_grid', 'grid_summary',
-           'checkpoints_arg']
+__all__ = ['STAGE_PARAMS', 'run_name', 'default_run_dir', 'resolve_run_name', 'check_config', 'train', 'train_ranks',
+           'runner_path', 'run_notebook', 'grid', 'train_stage', 'collect_stage', 'collected', 'analyze_stage',
+           'eval_stage', 'job_result', 'failed_jobs', 'GridSettings', 'grid_specs', 'stage_parameters', 'submit_grid',
+           'grid_summary', 'checkpoints_arg']
 
 # %% ../nbs/31_launch.ipynb #c006
 def _task(cfg) -> Task:
@@ -78,6 +79,17 @@ def train(cfg, run_dir, resume: bool = True, **kwargs) -> TrainResult:
         plain = {k: v for k, v in result.summary().items() if isinstance(v, (bool, int, float, str))}
         atomic_write(Path(run_dir) / "summary.json", json.dumps(plain, indent=1))
     return result
+
+
+def train_ranks(cfg, run_dir, resume: bool = True) -> dict | None:
+    "`train` in this process, or in a process group of torchrun's ranks: the run's summary (None on ranks but 0)."
+    if int(os.environ.get("WORLD_SIZE", 1)) == 1 and not cfg.train.deepspeed:  # DeepSpeed wants a group, even of 1
+        return train(cfg, run_dir, resume=resume).summary()
+    with process_group() as group:
+        result = train(cfg, run_dir, resume=resume, group=group)
+        summary = result.summary() if rank_of(group) == 0 else None
+        del result  # the trainer's engine (DDP) goes before the process group does
+    return summary
 
 # %% ../nbs/31_launch.ipynb #c009
 def runner_path(name: str, nbs_dir=None) -> Path:
@@ -147,6 +159,7 @@ def collect_stage(spec: dict) -> str:
     "Job: collect the statistics of one run (or one shard of its train pass)."
     _limit_threads(spec)
     shard = spec.get("shard")
+    ood = None if shard else spec.get("ood")  # the OOD pass runs with the validation pass, after the shards merge
     if spec["records"]:
         run_notebook(
             "collect",
@@ -156,10 +169,11 @@ def collect_stage(spec: dict) -> str:
             checkpoints=spec["checkpoints"],
             shard="%d/%d" % tuple(shard) if shard else "",
             stages="train" if shard else "train,val",
+            ood=ood or "",
         )
     else:
         for ck in select_checkpoints(spec["run_dir"], spec["checkpoints"]):
-            collect_checkpoint(ck, ("train",) if shard else ("train", "val"), shard=shard, progress=False)
+            collect_checkpoint(ck, ("train",) if shard else ("train", "val"), shard=shard, ood=ood, progress=False)
     return spec["run_dir"]
 
 
@@ -307,18 +321,40 @@ def failed_jobs(jobs: dict) -> list[str]:
                 out.append(f"{stage}: {e}")
     return out
 
+# %% ../nbs/31_launch.ipynb #c025b
+@dataclass(frozen=True)
+class GridSettings:
+    "What a grid of runs does and where: every run's preset and overrides, the stages' options, the executor."
+
+    preset: str = "clm-tiny"  # base preset of every run
+    overrides: str = ""  # dotted overrides applied to every run
+    experiment: str | None = None  # experiment folder name (default: the preset's)
+    runs_root: str = "runs"  # the folder of the experiment folder
+    cluster: str | None = None  # 'slurm', 'local', 'debug', or None for Slurm when available else local
+    collect_shards: int = 1  # array tasks per run for the train pass of the collection
+    checkpoints: str = "last"  # which checkpoints to collect: 'last', 'all' or '193,386'
+    ood: str | None = None  # an out-of-distribution corpus (any data.corpus value) collected too, for NC5
+    records: bool = True  # execute the runner notebooks (records) or call functions directly
+    parallel: int | None = None  # jobs of one stage running at once (on Slurm: the train array's parallelism)
+    threads: int | None = None  # CPU threads per job (None: torch's default)
+    lr_width: int | None = None  # scale train.lr as 1/width: it is the rate at this width (None: one rate)
+    analyze_groups: list | None = None  # measure groups of the analysis (`measures.GROUPS`; None: all)
+    analyze_device: str | None = None  # where the analysis computes ('cpu', 'cuda', 'auto'; None: the CPU)
+    reference: str | None = None  # 'paper' (Linguistic Collapse's table) or a published table's CSV, in the figures
+    folder: str | None = None  # submitit's logs (default <experiment>/submitit)
+
+    def experiment_dir(self) -> Path:
+        "`<runs_root>/<experiment>`, the preset's own experiment when none is given."
+        return Path(self.runs_root) / (self.experiment or load_config(self.preset, self.overrides).experiment)
+
 # %% ../nbs/31_launch.ipynb #c026
 def grid_specs(
     runs,  # (depth, width, seed) triples
-    preset: str,  # base preset of every run
-    overrides: str,  # dotted overrides applied to every run
-    exp: Path,  # the experiment folder
-    checkpoints: str = "last",  # which checkpoints the collection takes
-    records: bool = True,  # runner notebooks (records) or direct calls
-    threads: int | None = None,  # CPU threads per job
-    lr_width: int | None = None,  # train.lr is the rate at this width; width w trains at lr * lr_width / w
+    settings: GridSettings,  # the preset and overrides of every run, the experiment, the stages' options
 ) -> list[dict]:
     "One job spec per run of a grid: preset, overrides, seed, run folder and the stage options."
+    s, exp = settings, settings.experiment_dir()
+    preset, overrides, lr_width = s.preset, s.overrides, s.lr_width
     base = load_config(preset, overrides)
     specs, carp = [], base.task == "carp"
     if carp and lr_width:
@@ -339,9 +375,10 @@ def grid_specs(
                 "overrides": ov,
                 "seed": seed,
                 "run_dir": str((exp / cfg.run_name).absolute()),
-                "checkpoints": checkpoints,
-                "records": records,
-                "threads": threads,
+                "checkpoints": s.checkpoints,
+                "ood": s.ood,
+                "records": s.records,
+                "threads": s.threads,
             }
         )
     return specs
@@ -388,57 +425,45 @@ def _executors(folder, cluster, params: dict, name: str) -> dict:
 # %% ../nbs/31_launch.ipynb #c028
 def submit_grid(
     runs,  # (depth, width, seed) triples, e.g. grid((1, 2), (64, 128, 256), (0,))
-    preset: str = "clm-tiny",  # base preset of every run
-    overrides: str = "",  # dotted overrides applied to every run
-    experiment: str | None = None,  # experiment folder name (default: the preset's)
-    runs_root="runs",
-    cluster: str | None = None,  # 'slurm', 'local', 'debug', or None for Slurm when available else local
-    collect_shards: int = 1,  # array tasks per run for the train pass of the collection
-    checkpoints: str = "last",  # which checkpoints to collect: 'last', 'all' or '193,386'
-    records: bool = True,  # execute the runner notebooks (records) or call functions directly
-    parallel: int | None = None,  # jobs of one stage running at once (on Slurm: the train array's parallelism)
-    threads: int | None = None,  # CPU threads per job (None: torch's default)
-    lr_width: int | None = None,  # scale train.lr as 1/width: it is the rate at this width (None: one rate)
-    analyze_groups=None,  # measure groups of the analysis (`measures.GROUPS`; None: all)
-    analyze_device: str | None = None,  # where the analysis computes ('cpu', 'cuda', 'auto'; None: the CPU)
-    reference: str | None = None,  # the published table's CSV, drawn under the runs in the figures
-    folder=None,  # submitit's logs (default <experiment>/submitit)
+    settings: GridSettings | None = None,  # the runs' preset and overrides, the stages' options (None: the defaults)
     **executor_params,  # all stages (gpus_per_node=1), or one: **{"analyze.timeout_min": 30} (`STAGE_PARAMS`)
 ) -> dict:
     "Submit train → collect → analyze for a grid (CARP: train → eval), each run its own chain; the jobs of each stage."
+    s = settings or GridSettings()
     if not runs:
         raise ValueError("the grid has no runs: give at least one (depth, width, seed)")
-    base = check_config(load_config(preset, overrides))  # every setting checked before any job is submitted
-    checkpoint_spec(checkpoints)
-    parse_device(analyze_device or "auto", "analyze_device")
-    if set(analyze_groups or ()) - set(GROUPS):
+    base = check_config(load_config(s.preset, s.overrides))  # every setting checked before any job is submitted
+    checkpoint_spec(s.checkpoints)
+    parse_device(s.analyze_device or "auto", "analyze_device")
+    if set(s.analyze_groups or ()) - set(GROUPS):
         raise KeyError(
-            f"unknown measure groups {sorted(set(analyze_groups) - set(GROUPS))}; choose from {sorted(GROUPS)}"
+            f"unknown measure groups {sorted(set(s.analyze_groups) - set(GROUPS))}; choose from {sorted(GROUPS)}"
         )
-    if reference and not Path(reference).is_file():
-        raise FileNotFoundError(f"reference table {reference} does not exist")
-    exp = Path(runs_root) / (experiment or base.experiment)
-    ex = _executors(folder or exp / "submitit", cluster, stage_parameters(executor_params), exp.name)
-    if ex["analyze"].cluster != "slurm" and analyze_device:  # the analysis runs here: it must have the device
-        resolve_device(analyze_device, "analyze_device")
-    specs = grid_specs(runs, preset, overrides, exp, checkpoints, records, threads, lr_width)
-    jobs = {"train": _submit(ex["train"], train_stage, specs, parallel=parallel)}
+    if s.reference and not reference_path(s.reference).is_file():
+        raise FileNotFoundError(f"reference table {s.reference} does not exist")
+    exp = s.experiment_dir()
+    ex = _executors(s.folder or exp / "submitit", s.cluster, stage_parameters(executor_params), exp.name)
+    if ex["analyze"].cluster != "slurm" and s.analyze_device:  # the analysis runs here: it must have the device
+        resolve_device(s.analyze_device, "analyze_device")
+    specs = grid_specs(runs, s)
+    jobs = {"train": _submit(ex["train"], train_stage, specs, parallel=s.parallel)}
     own = [[job] for job in jobs["train"]]  # each run's chain: its next stage waits for its own jobs only
     if base.task == "carp":  # a CARP run is evaluated (run_eval) instead of collected
-        jobs["eval"] = _submit(ex["eval"], eval_stage, specs, own, parallel, names=_names(exp, "eval", specs))
+        jobs["eval"] = _submit(ex["eval"], eval_stage, specs, own, s.parallel, names=_names(exp, "eval", specs))
         return jobs
-    if collect_shards > 1:
-        n = collect_shards
+    if s.collect_shards > 1:
+        n = s.collect_shards
         shard_specs = [{**s, "shard": (i, n)} for s in specs for i in range(n)]
         shard_names = [f"{name}-shard{k % n}" for k, name in enumerate(_names(exp, "collect", shard_specs))]
         after = [own[k // n] for k in range(len(shard_specs))]
         jobs["collect_shards"] = _submit(
-            ex["collect_shards"], collect_stage, shard_specs, after, parallel, names=shard_names
+            ex["collect_shards"], collect_stage, shard_specs, after, s.parallel, names=shard_names
         )
         own = [jobs["collect_shards"][r * n : (r + 1) * n] for r in range(len(specs))]
-    jobs["collect"] = _submit(ex["collect"], collect_stage, specs, own, parallel, names=_names(exp, "collect", specs))
-    spec = {"experiment_dir": str(exp.absolute()), "records": records, "runs": [s["run_dir"] for s in specs]}
-    spec.update(groups=list(analyze_groups) if analyze_groups else None, device=analyze_device, reference=reference)
+    jobs["collect"] = _submit(ex["collect"], collect_stage, specs, own, s.parallel, names=_names(exp, "collect", specs))
+    spec = {"experiment_dir": str(exp.absolute()), "records": s.records, "runs": [sp["run_dir"] for sp in specs]}
+    groups = list(s.analyze_groups) if s.analyze_groups else None
+    spec.update(groups=groups, device=s.analyze_device, reference=s.reference)
     jobs["analyze"] = _submit(ex["analyze"], analyze_stage, [spec], [jobs["collect"]], kind="afterany")
     return jobs
 

@@ -12,6 +12,7 @@ import os
 import shlex
 import shutil
 import warnings
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import NamedTuple
 
@@ -32,7 +33,7 @@ from .settings import apply_overrides, parse_overrides, to_dict
 
 # %% auto #0
 __all__ = ['SAMPLING_STRATEGIES', 'check_knobs', 'mining_candidates', 'hard_negatives', 'MiningSource', 'mining_source',
-           'mining_overrides', 'Mined', 'mine_negatives', 'mined_summary']
+           'MiningSettings', 'mining_overrides', 'Mined', 'mine_negatives', 'mined_summary']
 
 # %% ../nbs/19_mining.ipynb #c006
 SAMPLING_STRATEGIES = ("top", "random")
@@ -256,6 +257,35 @@ def mining_source(
                          "config (overrides= may change its data.*)")  # fmt: skip
     return _checkpoint_source(Path(source).expanduser(), overrides, checkpoint)
 
+# %% ../nbs/19_mining.ipynb #c030b
+@dataclass(frozen=True)
+class MiningSettings:
+    "The knobs of a mining (`check_knobs`) and of its search, checked when made: what `mine_negatives` takes."
+
+    num_negatives: int = 1  # negatives per passage
+    range_min: int = 0  # skip this many of the most similar candidates
+    range_max: int | None = None  # only the range_max most similar candidates (None: all)
+    margin: float | None = None  # keep candidates scoring ≤ positive − margin (None: off)
+    relative_margin: float | None = None  # keep candidates scoring ≤ positive × (1 − relative_margin) (None: off)
+    max_score: float | None = None  # keep candidates scoring ≤ max_score (None: off)
+    sampling_strategy: str = "top"  # 'top': the most similar eligible; 'random': a seeded draw among them
+    seed: int = 0  # seed of 'random'
+    use_faiss: bool = False  # faiss's exact inner-product index instead of blocks of matrix products
+    block_size: int = 1024  # passages scored at a time (memory: block_size × distinct reviews scores)
+    batch_size: int = 128  # texts per encoder forward
+
+    def __post_init__(self):
+        check_knobs(**self.knobs())
+        _check_settings(self.seed, self.block_size, self.batch_size)
+
+    def knobs(self) -> dict:
+        "What a negative must satisfy: the arguments of `check_knobs`."
+        return {f.name: getattr(self, f.name) for f in fields(self)[:7]}
+
+    def search(self) -> dict:
+        "How `hard_negatives` searches: seed, faiss and block size."
+        return {"seed": self.seed, "use_faiss": self.use_faiss, "block_size": self.block_size}
+
 # %% ../nbs/19_mining.ipynb #c032
 def mining_overrides(out_dir, num_negatives: int) -> list[str]:
     "The config overrides that train a run on a mined table."
@@ -346,15 +376,15 @@ def _prompts(model: CarpModel) -> dict:
     return said if any(said.values()) else {}
 
 
-def _mine(src: MiningSource, pairs: PairSplits, knobs: dict, settings: dict, batch_size: int, progress: bool):
+def _mine(src: MiningSource, pairs: PairSplits, settings: MiningSettings, progress: bool):
     "Encode the train passages and the distinct train reviews, search, choose: `(table, counts)`."
     train = pairs.train
     rows, own, forbidden = mining_candidates(train["passage"], train["review"])
     model, tok, length, reviews = src.model, src.tokenizer, src.max_length, train["review"]
     (p_enc, p_prompt), (r_enc, r_prompt) = model.tower("passage"), model.tower("review")  # each side's prompt
-    P = encode_texts(p_enc, tok, train["passage"], length, batch_size, progress, prompt=p_prompt)
-    R = encode_texts(r_enc, tok, [reviews[i] for i in rows], length, batch_size, progress, prompt=r_prompt)
-    found = hard_negatives(P, R, own, forbidden, **knobs, **settings, progress=progress)
+    P = encode_texts(p_enc, tok, train["passage"], length, settings.batch_size, progress, prompt=p_prompt)
+    R = encode_texts(r_enc, tok, [reviews[i] for i in rows], length, settings.batch_size, progress, prompt=r_prompt)
+    found = hard_negatives(P, R, own, forbidden, **settings.knobs(), **settings.search(), progress=progress)
     negatives = np.where(found["negatives"] >= 0, rows[found["negatives"].clip(0)], -1)
     return _table(pairs, negatives, found["scores"]), _counts(pairs, found, len(rows))
 
@@ -363,17 +393,7 @@ def mine_negatives(
     source,  # a CARP run folder, a checkpoint folder, 'zero-shot', or a carp.CarpModel
     pairs: PairSplits | None = None,  # the pairs (None: `pairs.load_pairs` of the source's config)
     out_dir=None,  # the table's folder, with mining.json, outside every run and input (None: returned, not written)
-    num_negatives: int = 1,  # negatives per passage
-    range_min: int = 0,  # skip this many of the most similar candidates
-    range_max: int | None = None,  # only the range_max most similar candidates (None: all)
-    margin: float | None = None,  # keep candidates scoring ≤ positive − margin (None: off)
-    relative_margin: float | None = None,  # keep candidates scoring ≤ positive × (1 − relative_margin) (None: off)
-    max_score: float | None = None,  # keep candidates scoring ≤ max_score (None: off)
-    sampling_strategy: str = "top",  # 'top': the most similar eligible; 'random': a seeded draw among them
-    seed: int = 0,  # seed of 'random'
-    use_faiss: bool = False,  # faiss's exact inner-product index instead of blocks of matrix products
-    block_size: int = 1024,  # passages scored at a time (memory: block_size × distinct reviews scores)
-    batch_size: int = 128,  # texts per encoder forward
+    settings: MiningSettings | None = None,  # the knobs and the search (None: `MiningSettings()`)
     config=None,  # 'zero-shot' or a model: a preset, a YAML file or a CarpConfig (None: CarpConfig(); a model: none)
     overrides=None,  # dotted overrides of that config; of a run or checkpoint, data.* only (what it mines)
     checkpoint: str = "last",  # a run's checkpoint: 'last', 'best', a step or a folder name
@@ -383,8 +403,7 @@ def mine_negatives(
     progress: bool = True,  # tqdm bars while encoding and searching
 ) -> Mined:
     "Hard negatives of the train pairs among the train reviews, by `source`'s towers; the table written to `out_dir`."
-    knobs = check_knobs(num_negatives, range_min, range_max, margin, relative_margin, max_score, sampling_strategy)
-    _check_settings(seed, block_size, batch_size)
+    settings = settings or MiningSettings()  # checked when made: before anything is read
     src = mining_source(source, config, overrides, checkpoint, tokenizer, max_length)
     if pairs is None and src.cfg is None:
         raise ValueError("a model as source mines the pairs given: pass pairs= (or config= to load them)")
@@ -394,14 +413,13 @@ def mine_negatives(
         if out:
             _check_out(out, force)
         pairs = pairs if given else load_pairs(src.cfg.data)
-        settings = {"seed": seed, "use_faiss": use_faiss, "block_size": block_size}
-        dsd, counts = _mine(src, pairs, knobs, settings, batch_size, progress)
-        _check_counts(counts, knobs, out)
-        record = {"out_dir": str(out) if out else None, "knobs": {**knobs, **settings, "batch_size": batch_size},
+        dsd, counts = _mine(src, pairs, settings, progress)
+        _check_counts(counts, settings.knobs(), out)
+        record = {"out_dir": str(out) if out else None, "knobs": asdict(settings),
                   "source": {**src.record, "max_length": src.max_length, **_prompts(src.model)},
                   "data": None if given else to_dict(src.cfg.data), "pairs_report": pairs.report, "counts": counts,
                   "columns": dsd["train"].column_names,
-                  "overrides": mining_overrides(out, num_negatives) if out else None}  # fmt: skip
+                  "overrides": mining_overrides(out, settings.num_negatives) if out else None}  # fmt: skip
         if out:
             _write_mined(out, dsd, record)
     return Mined(dsd, record)
