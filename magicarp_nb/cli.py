@@ -366,6 +366,8 @@ def _grid_arguments(g: argparse.ArgumentParser) -> None:
             threads=positive_int,
             lr_width=positive_int,
             analyze_groups={"nargs": "+", "choices": sorted(GROUPS)},
+            decays={"nargs": "+", "type": float},
+            epochs={"nargs": "+", "type": positive_int},
         )
     )
 
@@ -387,7 +389,8 @@ def grid_runs(a) -> list[tuple[int, int, int]]:
 # %% ../nbs/32_cli.ipynb #c013
 _NOT_CARP = {"--depths": "depths", "--widths": "widths", "--extra": "extra", "--shards": "collect_shards",
              "--checkpoints": "checkpoints", "--lr-width": "lr_width", "--analyze-groups": "analyze_groups",
-             "--analyze-device": "analyze_device", "--ood": "ood"}  # fmt: skip
+             "--analyze-device": "analyze_device", "--ood": "ood",
+             "--decays": "decays", "--epochs": "epochs"}  # fmt: skip
 "The options that mean nothing for a CARP grid (its runs differ by seed, and are evaluated, not collected)."
 
 

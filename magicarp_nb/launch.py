@@ -32,6 +32,7 @@ from .measures import GROUPS
 from .settings import apply_overrides
 from .runtime import parse_device, resolve_device
 from .runfiles import atomic_write
+from .run_names import paper_run_name
 from .checkpoints import checkpoint_spec, select_checkpoints
 from .distributed import process_group, rank_of
 from .trainer import TrainResult
@@ -341,6 +342,8 @@ class GridSettings:
     analyze_groups: list | None = None  # measure groups of the analysis (`measures.GROUPS`; None: all)
     analyze_device: str | None = None  # where the analysis computes ('cpu', 'cuda', 'auto'; None: the CPU)
     reference: str | None = None  # 'paper' (Linguistic Collapse's table) or a published table's CSV, in the figures
+    decays: list | None = None  # the paper's weight-decay axis (0, 5e-4, 0.1); runs named DDxWWWW_EET[SS] (None: off)
+    epochs: list | None = None  # the paper's epochs axis (1, 3, 10); runs named DDxWWWW_EET[SS] (None: off)
     folder: str | None = None  # submitit's logs (default <experiment>/submitit)
 
     def experiment_dir(self) -> Path:
@@ -348,6 +351,22 @@ class GridSettings:
         return Path(self.runs_root) / (self.experiment or load_config(self.preset, self.overrides).experiment)
 
 # %% ../nbs/31_launch.ipynb #c026
+def _paper_axes(runs, s: GridSettings, base):
+    "Each run once, `(depth, width, seed, overrides)`; with the paper's axes, every decay × epochs, named its way."
+    runs = list(dict.fromkeys(tuple(r) for r in runs))  # a triple given twice is one run
+    if not (s.decays or s.epochs):
+        return [(*r, "") for r in runs]
+    several = len({seed for *_, seed in runs}) > 1  # the seed is in a paper name only in a grid of several seeds
+    decays, epochs = s.decays or [base.train.weight_decay], s.epochs or [base.train.epochs]
+    out = []
+    for depth, width, seed in runs:
+        for wd in decays:
+            for ep in epochs:
+                name = paper_run_name(depth, width, int(ep), float(wd), seed if several else None)
+                out.append((depth, width, seed, f" train.weight_decay={wd:g} train.epochs={int(ep)} run_name={name}"))
+    return out
+
+
 def grid_specs(
     runs,  # (depth, width, seed) triples
     settings: GridSettings,  # the preset and overrides of every run, the experiment, the stages' options
@@ -359,10 +378,12 @@ def grid_specs(
     specs, carp = [], base.task == "carp"
     if carp and lr_width:
         raise ValueError("lr_width scales the learning rate by model width, which a CARP run does not have")
-    for depth, width, seed in dict.fromkeys(tuple(r) for r in runs):  # a triple given twice is one run
+    if carp and (s.decays or s.epochs):
+        raise ValueError("decays and epochs are the axes of Linguistic Collapse's grid of causal LMs, not of CARP's")
+    for depth, width, seed, paper in _paper_axes(runs, s, base):
         arch = "" if carp else f" model.n_layer={depth} model.width={width}"  # a CARP run has no depth/width
         arch += f" train.lr={base.train.lr * lr_width / width:.6g}" if lr_width else ""
-        ov = f"{overrides}{arch} experiment={exp.name}".strip()
+        ov = f"{overrides}{arch}{paper} experiment={exp.name}".strip()
         cfg = resolve_run_name(apply_overrides(load_config(preset, ov), {"seed": seed}))
         if any(s["run_dir"] == str((exp / cfg.run_name).absolute()) for s in specs):
             if carp:
