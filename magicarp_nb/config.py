@@ -32,7 +32,7 @@ _register_task = registrar(CONFIGS)
 
 def _check_sections(cls, where: str) -> None:
     "Fail unless every section of config class `cls` starts from its own class's defaults (see `with_defaults`)."
-    hints = typing.get_type_hints(cls)
+    hints = typing.get_type_hints(cls, localns=vars(typing))
     for f in fields(cls):
         tp = hints[f.name]
         if not is_dataclass(tp) or issubclass(tp, VariantSection):  # a variant's defaults are its own class's
@@ -50,7 +50,7 @@ def _check_sections(cls, where: str) -> None:
 
 def _check_types(cfg, where: str) -> None:
     "Fail unless every section of `cfg` is an instance of the class its field declares (e.g. CARP's training section)."
-    hints = typing.get_type_hints(type(cfg))
+    hints = typing.get_type_hints(type(cfg), localns=vars(typing))
     for f in fields(cfg):
         tp, value = hints[f.name], getattr(cfg, f.name)
         if is_dataclass(tp):
@@ -87,7 +87,7 @@ def with_defaults(
     **defaults,  # field -> the new default; help texts and ranges are kept
 ):
     "A subclass of section `cls` whose fields `defaults` start elsewhere: one task's defaults for a shared section."
-    known, hints = {f.name: f for f in fields(cls)}, typing.get_type_hints(cls)
+    known, hints = {f.name: f for f in fields(cls)}, typing.get_type_hints(cls, localns=vars(typing))
     if set(defaults) - set(known):
         raise TypeError(f"{cls.__name__} has no fields {sorted(set(defaults) - set(known))}")
     new = []
@@ -483,7 +483,7 @@ def config_table(cfg_or_cls) -> pd.DataFrame:
     rows = []
 
     def walk(obj, prefix):
-        hints = typing.get_type_hints(type(obj))
+        hints = typing.get_type_hints(type(obj), localns=vars(typing))
         for f in fields(obj):
             val, sub = getattr(obj, f.name), hints[f.name]
             if is_dataclass(sub):

@@ -305,7 +305,7 @@ def from_dict(
     "Build `cls` from `data` on top of its defaults, failing on unknown keys and wrongly typed values."
     if not isinstance(data, dict):
         raise ConfigTypeError(f"config section '{prefix.rstrip('.') or cls.__name__}' expects a mapping, got {data!r}")
-    hints = typing.get_type_hints(cls)
+    hints = typing.get_type_hints(cls, localns=vars(typing))  # typing's names at hand, whatever the module
     known = {f.name: f for f in fields(cls) if f.init}
     kwargs = {}
     for key, value in data.items():
@@ -353,7 +353,7 @@ def parse_overrides(overrides) -> dict:
 def _set_key(node, part: str, value, prefix: str, key: str, rest: list) -> None:
     "Set field `part` of section `node` (or, with `rest` = [k], key k of that dict field), merging a mapping."
     f = next(f for f in fields(node) if f.name == part)
-    tp, old = typing.get_type_hints(type(node))[part], getattr(node, part)
+    tp, old = typing.get_type_hints(type(node), localns=vars(typing))[part], getattr(node, part)
     if rest:  # `section.mapping.key=value`: one entry of a dict field
         if not isinstance(old, dict) or len(rest) > 1:
             raise ConfigKeyError(f"config key '{prefix}{part}' is a value, not a section: cannot set '{key}'")
