@@ -23,19 +23,7 @@ import warnings
 
 import torch
 
-
-def interleaved_best(fns: dict, batches: list, rounds: int) -> dict:
-    "Each contender's fastest pass over `batches`, in interleaved rounds (after a warm-up call each)."
-    times = {k: [] for k in fns}
-    for f in fns.values():
-        f(batches[0])
-    for _ in range(rounds):  # interleaved: every contender sees the same machine state
-        for k, f in fns.items():
-            t = time.perf_counter()
-            for b in batches:
-                f(b)
-            times[k].append(time.perf_counter() - t)
-    return {k: min(v) for k, v in times.items()}
+from collapse import interleaved_best  # the same interleaved timer as the collapse benchmark (this folder)
 
 
 def one_width(D, K, batch, L, n_batches, rounds):
