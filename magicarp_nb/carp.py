@@ -25,6 +25,8 @@ from .distributed import barrier, gather_sizes, gather_with_grad, rank_of, world
 from .gradcache import StepSettings, batch_size_of, contrastive_step, microbatch_indices, take
 from .candidates import contrastive_accuracy, guided_mask, masked_logits
 from .objectives import OBJECTIVES, check_local, make_objective
+from .distillation import check_teacher, own_scores
+from .mixing import check_sources, load_pairs_of, source_batch_order, source_validation
 from .retrieval import evaluate_pairs
 from .checkpoints import list_checkpoints, load_model_weights, recorded_sha256, verify_checkpoint
 from .runtime import parse_device, quiet_transformers, seed_everything, tracker_names
@@ -113,7 +115,7 @@ def carp_run_name(cfg: CarpConfig) -> str:
 
 # %% ../nbs/14_carp.ipynb #c009
 class Guide:
-    "Frozen towers whose similarities mask the batch's false negatives (`guide.towers`, GISTEmbed)."
+    "Frozen towers whose similarities mask a batch's false negatives (`guide.towers`, GISTEmbed) or teach (`teacher`)."
 
     def __init__(self, passage_encoder: nn.Module, review_encoder: nn.Module, margin: float = 0.0):
         self.passage = copy.deepcopy(passage_encoder).eval().requires_grad_(False)
@@ -134,51 +136,61 @@ def _reads(tok) -> dict:
     return {k: v for k, v in json.loads(tok.backend_tokenizer.to_str()).items() if k not in ("truncation", "padding")}
 
 
-def _build_guide(spec: str, cfg: CarpConfig, model: CarpModel, tok) -> tuple:
+def _build_guide(spec: str, cfg: CarpConfig, model: CarpModel, tok, key: str = "guide") -> tuple:
+    "Frozen towers from `<key>.towers`: 'initial' or a CARP checkpoint (verified), and what identifies them."
+    margin, role = (cfg.guide.margin, "a guide") if key == "guide" else (0.0, "a teacher")
     if spec == "initial":
         if cfg.encoder.random_init:
             raise ConfigValueError(
-                "guide.towers=initial copies the towers as built, which are random (encoder.random_init=true): "
-                "a guide must already rank texts; give a trained CARP checkpoint folder"
+                f"{key}.towers=initial copies the towers as built, which are random (encoder.random_init=true): "
+                f"{role} must already rank texts; give a trained CARP checkpoint folder"
             )
-        return Guide(model.passage_encoder, model.review_encoder, cfg.guide.margin), {"guide": "initial"}
+        return Guide(model.passage_encoder, model.review_encoder, margin), {key: "initial"}
     if Path(spec).is_dir() and list_checkpoints(spec):
-        raise ConfigValueError(f"guide.towers={spec} is a run folder: give one of its checkpoints, e.g. "
+        raise ConfigValueError(f"{key}.towers={spec} is a run folder: give one of its checkpoints, e.g. "
                                f"{list_checkpoints(spec)[-1]}")  # fmt: skip
     folder = verify_checkpoint(Path(spec))  # every file against its sha256, before any use
     guide_model, guide_tok, _ = load_carp(folder)
     if _reads(guide_tok) != _reads(tok):
         raise ConfigValueError(
-            f"guide.towers={spec} has another tokenizer than the towers': it would read their token ids as "
-            "other words; guide with a checkpoint of the same backbone family"
+            f"{key}.towers={spec} has another tokenizer than the towers': it would read their token ids as "
+            f"other words; give {role} checkpoint of the same backbone family"
         )
-    guide = Guide(guide_model.passage_encoder, guide_model.review_encoder, cfg.guide.margin)
-    return guide, {"guide": str(folder), "guide_sha256": recorded_sha256(folder)}
+    guide = Guide(guide_model.passage_encoder, guide_model.review_encoder, margin)
+    return guide, {key: str(folder), f"{key}_sha256": recorded_sha256(folder)}
 
 
-def make_guide(cfg: CarpConfig, model: CarpModel, tok) -> tuple:
-    "`(guide, record)`: the guide `guide.towers` names (None when off) and what identifies it for a resume."
-    if not cfg.guide.towers:
+def make_guide(cfg: CarpConfig, model: CarpModel, tok, key: str = "guide") -> tuple:
+    "`(guide, record)`: the frozen towers `<key>.towers` names (None when off) and what identifies them for a resume."
+    spec = getattr(cfg, key).towers
+    if not spec:
         return None, {}
     with torch.random.fork_rng(devices=[]):  # the run's random stream stays what it is without a guide
-        guide, record = _build_guide(cfg.guide.towers, cfg, model, tok)
+        guide, record = _build_guide(spec, cfg, model, tok, key)
         with torch.no_grad():
             shape = guide.passage(dict(tok(["a"], return_tensors="pt"))).shape
     if len(shape) != 2:
-        raise ConfigValueError(f"guide.towers={cfg.guide.towers} gives token features {tuple(shape)} "
-                               "(encoder.tokens=true): a guide scores one vector per text")  # fmt: skip
+        raise ConfigValueError(f"{key}.towers={spec} gives token features {tuple(shape)} "
+                               f"(encoder.tokens=true): {'a guide' if key == 'guide' else 'a teacher'} scores one "
+                               "vector per text")  # fmt: skip
     return guide, record
 
 # %% ../nbs/14_carp.ipynb #c011
-def _global_batch_parts(model: CarpModel, batch: dict, group, guide: Guide | None = None) -> tuple:
-    "The global candidate mask, the EMA towers' embeddings (for an objective that needs them) and the guide's share."
+def _global_batch_parts(
+    model: CarpModel, batch: dict, group, guide: Guide | None = None, teacher: Guide | None = None
+) -> tuple:
+    """The global candidate mask, the EMA towers' embeddings (for an objective that needs them), the guide's share
+    and the teacher's (B, 1 + k) scores of each pair's candidates (the batch's `teacher`, or the frozen towers')."""
     sides = [batch["passage"], batch["review"]] + ([batch["negatives"]] if "negatives" in batch else [])
-    momentum = guided = share = None
+    momentum = guided = share = taught = None
+    scores = batch.get("teacher") if model.objective.needs_teacher else None
     if model.objective.needs_ema:  # the EMA towers' embeddings of the batch: the soft targets
         with torch.no_grad():
             momentum = [model.momentum_passage(sides[0])] + [model.momentum_review(s) for s in sides[1:]]
     if guide is not None:
         guided = guide.embed(sides)
+    if teacher is not None and model.objective.needs_teacher:
+        taught = teacher.embed(sides)
     if world_size_of(group) > 1:  # every side (and its keys) of every rank, in rank order
         sizes = [gather_sizes(batch_size_of(s), group, batch["passage_keys"].device) for s in sides]
         keys = ("passage_keys", "review_keys", "negative_keys", "negative_known")
@@ -187,6 +199,8 @@ def _global_batch_parts(model: CarpModel, batch: dict, group, guide: Guide | Non
         mask = torch.cat([mask, negative_mask(*keys)], 1) if len(keys) == 4 else mask
         momentum = [gather_with_grad(E, group, ns) for E, ns in zip(momentum, sizes)] if momentum else None
         guided = [gather_with_grad(E, group, ns) for E, ns in zip(guided, sizes)] if guided else None
+        taught = [gather_with_grad(E, group, ns) for E, ns in zip(taught, sizes)] if taught else None
+        scores = None if scores is None else gather_with_grad(scores, group, sizes[0])
     else:
         mask = batch.get("duplicates")
         mask = torch.cat([mask, batch["negative_duplicates"]], 1) if len(sides) == 3 else mask
@@ -200,7 +214,12 @@ def _global_batch_parts(model: CarpModel, batch: dict, group, guide: Guide | Non
                 "its loss is zero; guide_masked logs the share masked",
                 stacklevel=2,
             )
-    return mask, None if momentum is None else tuple(momentum), share
+    if taught is not None:  # the frozen teacher's cosines of each passage with its review and its own negatives
+        if len(taught) < 3:
+            raise ValueError("teacher.towers scores each pair's review and hard negatives: the batch has no negatives "
+                             "(set data.negative_columns)")  # fmt: skip
+        scores = own_scores(*taught, slice(0, len(taught[0])))
+    return mask, None if momentum is None else tuple(momentum), share, scores
 
 # %% ../nbs/14_carp.ipynb #c012
 def carp_step(
@@ -208,6 +227,7 @@ def carp_step(
     settings: StepSettings | None = None,  # microbatches, local loss, one pass (None: one plain pass)
     group=None,  # a process group: the batch is this rank's shard of a global batch (None: one process)
     guide: Guide | None = None,  # frozen towers masking the candidates they score above the positive
+    teacher: Guide | None = None,  # frozen towers whose scores a distillation objective learns (else the batch's)
 ) -> TrainStep:
     "The trainer's `train_step(batch, scale, backward)` for a CARP model: its loss is the global batch's."
     settings = settings or StepSettings()
@@ -217,10 +237,15 @@ def carp_step(
         raise ValueError("one_pass needs one shared tower (encoder.shared=true); two towers encode in two passes")
 
     def step(batch: dict, scale: float, backward) -> dict:
-        mask, ema, guided_share = _global_batch_parts(model, batch, group, guide)
+        mask, ema, guided_share, scores = _global_batch_parts(model, batch, group, guide, teacher)
+        if model.objective.needs_teacher and scores is None:
+            raise ValueError(
+                f"objective {model.objective.label} learns from a teacher's scores and the batch has none: set "
+                "data.score_columns (a mined table's positive_score and negative_scores) or teacher.towers"
+            )
 
         def loss_fn(P, R, N=None, shard=None):
-            return model.objective(P, R, mask, N, shard, ema)
+            return model.objective(P, R, mask, N, shard, ema, scores)
 
         encode_p = model.encode_passages  # a bound method is a new object at each access: one, for `one_pass`
         encode_r = encode_p if settings.one_pass else model.encode_reviews
@@ -243,9 +268,11 @@ def step_settings(cfg: CarpConfig) -> StepSettings:
     return StepSettings(cfg.microbatch_size, cfg.microbatch_tokens, True, cfg.local_loss, cfg.one_pass)
 
 
-def configured_step(cfg: CarpConfig, model: CarpModel, group=None, guide: Guide | None = None) -> TrainStep:
+def configured_step(
+    cfg: CarpConfig, model: CarpModel, group=None, guide: Guide | None = None, teacher: Guide | None = None
+) -> TrainStep:
     "The contrastive `carp_step` that `cfg` asks for: one place for every phase."
-    return carp_step(model, step_settings(cfg), group, guide)
+    return carp_step(model, step_settings(cfg), group, guide, teacher)
 
 
 def _mlm_side(encoder, part: dict, cut: dict, scale: float, backward, last: bool) -> tuple:
@@ -294,6 +321,7 @@ def carp_phases(
     tokenizer,  # the towers' tokenizer (its mask token)
     trainer: Trainer,  # for its steps per epoch and total steps
     guide: Guide | None = None,  # the contrastive phase's guide (`make_guide`)
+    teacher: Guide | None = None,  # the contrastive phase's frozen teacher (`make_guide(..., key="teacher")`)
 ) -> PhaseScheduler:
     "CARP-MLM's phases: `mlm` (masked-LM steps on masked batches), then `contrastive` (`carp_step` on clean ones)."
     o, t = cfg.mlm, cfg.train
@@ -312,7 +340,7 @@ def carp_phases(
 
     def enter_contrastive(trainer, start):
         trainer.train_step, trainer.get_batch = (
-            configured_step(cfg, model, trainer.group, guide),
+            configured_step(cfg, model, trainer.group, guide, teacher),
             train.collate,
         )
         rest = trainer.total_steps - start
@@ -325,12 +353,13 @@ def carp_phases(
 # %% ../nbs/14_carp.ipynb #c021
 def _tokenized_splits(cfg: CarpConfig, tok, max_length: int) -> tuple:
     "`(splits, train, validation)`: the configured pairs, and their tokens (train's hard negatives too)."
-    splits = load_pairs(cfg.data)
+    splits = load_pairs_of(cfg.data)
     negatives = splits.train["negatives"] if cfg.data.negative_columns else None
     collators = [COLLATORS[name](tok, cfg.seed) for name in cfg.data.collators]  # data.collators, by name
     prompts = dict(passage_prompt=cfg.encoder.passage_prompt, review_prompt=cfg.encoder.review_prompt)
+    scores = splits.train["scores"] if cfg.data.score_columns else None  # the teacher's, from the table
     train = TokenizedPairs(splits.train["passage"], splits.train["review"], tok, max_length, negatives=negatives,
-                           collators=collators, **prompts)  # fmt: skip
+                           collators=collators, scores=scores, **prompts)  # fmt: skip
     val = TokenizedPairs(splits.validation["passage"], splits.validation["review"], tok, max_length, **prompts)
     return splits, train, val
 
@@ -419,6 +448,7 @@ def check_carp(cfg: CarpConfig) -> CarpConfig:
     if "crop" in cfg.data.collators and cfg.encoder.passage_prompt:
         raise ConfigValueError("data.collators=[crop] keeps a random span of each passage's tokens, its prompt's among "
                                "them: set encoder.passage_prompt='' or leave out the crop")  # fmt: skip
+    check_teacher(cfg), check_sources(cfg.data)
     if cfg.data.pipeline == "table" and not cfg.data.source:
         raise ConfigValueError("data.pipeline=table reads a table: set data.source (a local file or folder)")
     return cfg
@@ -455,8 +485,11 @@ class CarpTask(Task):
         if cfg.local_loss and world_size_of(group) > 1:
             check_local(model.objective, key="local_loss")
         guide, guide_record = make_guide(cfg, model, tok)
+        teacher, teacher_record = make_guide(cfg, model, tok, key="teacher")
         splits, train, val = _tokenized_splits(cfg, tok, max_length)
-        fp = {**_pairs_fingerprint(cfg, splits.report, train, val), **guide_record}
+        prompts = (cfg.encoder.passage_prompt, cfg.encoder.review_prompt)
+        by_source = source_validation(cfg.data, splits, tok, max_length, *prompts)
+        fp = {**_pairs_fingerprint(cfg, splits.report, train, val), **guide_record, **teacher_record}
         records = {"config.yaml": (config_yaml(cfg), "config"), "data.json": (json.dumps(fp, indent=1), "pairs")}
 
         def files(folder: Path) -> None:  # each tower's backbone config and the tokenizer: `load_carp` rebuilds them
@@ -469,10 +502,19 @@ class CarpTask(Task):
         global_batch = cfg.train.batch_size * world_size_of(group)  # the validation loss's contrastive batch
         after = [model.objective.clamp_] if model.objective.scale is not None else []  # a learned scale, clamped
         after += [model.update_momentum] if model.objective.needs_ema else []
-        phases = (lambda t: carp_phases(cfg, model, train, tok, t, guide)) if has_mlm_phase(cfg) else None
-        return Setup(model, configured_step(cfg, model, group, guide), len(train), train.collate,
-                     lambda m: evaluate_pairs(m, val, cfg.train.eval_batch_size, global_batch), records, files=files,
-                     after_step=tuple(after), phases=phases, info=_carp_info(model, splits, train, val))  # fmt: skip
+        phases = (lambda t: carp_phases(cfg, model, train, tok, t, guide, teacher)) if has_mlm_phase(cfg) else None
+
+        def evaluate(m) -> dict:  # all validation pairs, then each source's (`eval_<source>_…`) with data.sources
+            out = evaluate_pairs(m, val, cfg.train.eval_batch_size, global_batch)
+            for name, part in by_source.items():
+                got = evaluate_pairs(m, part, cfg.train.eval_batch_size, global_batch, split=f"validation of {name}")
+                out |= {f"eval_{name}_{k.removeprefix('eval_')}": v for k, v in got.items()}
+            return out
+
+        order = source_batch_order(cfg.data, splits, cfg.seed)  # None: one source, the trainer's shuffle
+        return Setup(model, configured_step(cfg, model, group, guide, teacher), len(train), train.collate, evaluate,
+                     records, files=files, after_step=tuple(after), phases=phases,
+                     info=_carp_info(model, splits, train, val), batch_order=order)  # fmt: skip
 
 
 CARP = register_task(CarpTask())

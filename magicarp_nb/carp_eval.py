@@ -21,6 +21,7 @@ from .collapse import AgreementStats, CollapseStats
 from .config import CarpConfig, load_config
 from .settings import to_dict
 from .pairs import TokenizedPairs, load_pairs
+from .mixing import load_pairs_of
 from .embeddings import encode_corpus, load_embeddings, select_indices
 from .measures import nc_row
 from .probe import encode_labels, fit_probe, linear_probe, module_labels
@@ -237,7 +238,7 @@ def evaluate_run(
     beir_set = read_beir(beir, beir_split) if beir is not None else None  # a damaged folder fails before any work
     out = run / "eval"
     with run_lock(out, f"evaluating {run.name}"):  # one writer per folder, before the first write
-        ds = getattr(load_pairs(cfg.data), split)
+        ds = getattr(load_pairs_of(cfg.data), split)
         y, classes = _labels(cfg, ds, min_class_count)
         keep = torch.as_tensor(y >= 0)
         # the weights' hash, not the folder's path: a retrained checkpoint-N is encoded anew, a moved run is not
@@ -310,7 +311,7 @@ def sphere_picture(
     "magiCARP's `vis`: a seeded sample of a split's pairs by the run's towers, 2-D PCA beside the 3-D PCA's sphere."
     run = Path(run_dir)
     ck, cfg = carp_checkpoint(run, checkpoint, verify=True)
-    ds = getattr(load_pairs(cfg.data), split)
+    ds = getattr(load_pairs_of(cfg.data), split)
     if sample > len(ds):
         warnings.warn(f"sample={sample} but the {split} split has {len(ds)} pairs: all of them are drawn", stacklevel=2)
     part = ds.select(select_indices(len(ds), sample=min(sample, len(ds)), seed=seed))
@@ -333,7 +334,7 @@ def _encode_texts(cfg, tower: str, split: str | None, source: str | None, column
         split, column = split or "validation", column or tower
         if split not in ("train", "validation"):
             raise ValueError(f"split={split!r}: a run's pairs have the splits 'train' and 'validation'")
-        ds = getattr(load_pairs(cfg.data), split)
+        ds = getattr(load_pairs_of(cfg.data), split)
         what = f"pairs:{cfg.data.pipeline}"
     else:
         dsd = read_dataset(source, "text dataset", "Point source at a save_to_disk folder or a local file.")

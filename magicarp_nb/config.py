@@ -22,8 +22,8 @@ from .settings import VariantSection, from_dict, opt, range_text, registrar, to_
 
 # %% auto #0
 __all__ = ['CONFIGS', 'CarpTrainConfig', 'PRESET_DIR', 'register_config', 'with_defaults', 'TrainConfig', 'CLMModelConfig',
-           'TextDataConfig', 'CLMConfig', 'EncoderConfig', 'ObjectiveConfig', 'GuideConfig', 'MLMConfig',
-           'PairDataConfig', 'CarpConfig', 'list_presets', 'load_config', 'config_yaml', 'config_table']
+           'TextDataConfig', 'CLMConfig', 'EncoderConfig', 'ObjectiveConfig', 'GuideConfig', 'TeacherConfig',
+           'MLMConfig', 'PairDataConfig', 'CarpConfig', 'list_presets', 'load_config', 'config_yaml', 'config_table']
 
 # %% ../nbs/00b_config.ipynb #c024
 CONFIGS: dict[str, type] = {}
@@ -298,6 +298,17 @@ class GuideConfig:
 
 
 @dataclass
+class TeacherConfig:
+    "A frozen teacher whose scores of each pair's candidates distillation objectives (margin_mse, kl_distill) learn."
+
+    towers: str = opt(
+        "",
+        "frozen towers scoring each passage's review and hard negatives at every step: 'initial' (the towers as "
+        "built, e.g. zero-shot MiniLM), a CARP checkpoint folder, or '' (off: the table's data.score_columns)",
+    )
+
+
+@dataclass
 class MLMConfig:
     "CARP-MLM's first phase: masked-LM training of the towers before the contrastive objective."
 
@@ -329,6 +340,24 @@ class PairDataConfig:
         (),
         "for 'table': columns of hard-negative reviews of each passage (e.g. negative_1 of magicarp mine), extra "
         "candidates of every passage of the global batch; () none",
+    )
+    score_columns: tuple[str, ...] = opt(
+        (),
+        "for 'table': a teacher's scores for margin_mse and kl_distill: the column of each pair's review score, then "
+        "the column of its hard negatives' scores (a list, one per data.negative_columns); `magicarp mine` writes "
+        "positive_score and negative_scores; () none (or teacher.towers)",
+    )
+    sources: tuple[str, ...] = opt(
+        (),
+        "several pair sources in one run, each 'stdlib' or a table (a folder or local file, read with this section's "
+        "columns), optionally suffixed '*W': its training pairs visited W times an epoch (0.5: a seeded half); "
+        "() the one source of data.pipeline and data.source",
+    )
+    batch_sampler: Literal["mixed", "same_source"] = opt("mixed", "with data.sources: 'mixed' or 'same_source' batches")
+    source_order: Literal["proportional", "round_robin"] = opt(
+        "proportional",
+        "same_source: the sources' batches in a seeded shuffle ('proportional': the next batch's source drawn in "
+        "proportion to the batches it has left) or one source after the other while any has batches ('round_robin')",
     )
     collators: tuple[str, ...] = opt(
         (), "pair collators applied to every training batch, in order, by name from pairs.COLLATORS, e.g. [crop]"
@@ -376,6 +405,7 @@ class CarpConfig:
     encoder: EncoderConfig = opt(EncoderConfig(), "backbone, pooling, projection, truncation")
     objective: ObjectiveConfig = opt(ObjectiveConfig, "the contrastive objective and its own settings")
     guide: GuideConfig = opt(GuideConfig(), "guided false negatives (GISTEmbed)")
+    teacher: TeacherConfig = opt(TeacherConfig(), "frozen towers whose scores distillation objectives learn")
     mlm: MLMConfig = opt(MLMConfig(), "CARP-MLM: a masked-LM phase before the contrastive objective")
     data: PairDataConfig = opt(PairDataConfig(), "pair source, cleaning and split")
     microbatch_size: Optional[int] = opt(

@@ -12,11 +12,12 @@ import torch.nn.functional as F
 
 from .candidates import Shard, masked_logits, row_masks, with_negatives
 from .config import ObjectiveConfig
-from .objectives import InfoNCE, LogitScaled, Objective, at_least_float32, register_objective
-from .settings import opt
+from .objectives import OBJECTIVES, InfoNCE, LogitScaled, Objective, at_least_float32, register_objective
+from .settings import ConfigValueError, opt
 
 # %% auto #0
-__all__ = ['own_scores', 'own_dropped', 'Distillation', 'MarginMSE', 'KLDistill', 'soft_target_loss', 'MomentumDistill']
+__all__ = ['own_scores', 'own_dropped', 'Distillation', 'MarginMSE', 'KLDistill', 'check_teacher', 'soft_target_loss',
+           'MomentumDistill']
 
 # %% ../nbs/11c_distillation.ipynb #c006
 def own_scores(
@@ -129,6 +130,27 @@ class KLDistill(Distillation):
         q = torch.softmax(masked_logits(teacher / self.settings.teacher_temperature, out), 1)
         kl = torch.xlogy(q, q) - q * logp.masked_fill(q == 0, 0.0)  # a left-out candidate: 0 · log 0 = 0
         return kl.sum() / B * t**2
+
+# %% ../nbs/11c_distillation.ipynb #c020
+def check_teacher(cfg) -> None:
+    "A CARP config's teacher: one giver of scores (data.score_columns, teacher.towers) for an objective reading them."
+    taught = OBJECTIVES[cfg.objective.name].needs_teacher
+    givers = [
+        k for k, v in (("data.score_columns", cfg.data.score_columns), ("teacher.towers", cfg.teacher.towers)) if v
+    ]
+    if taught and len(givers) != 1:
+        raise ConfigValueError(
+            f"objective.name={cfg.objective.name} learns from a teacher's scores: set one of data.score_columns (a "
+            "mined table's [positive_score,negative_scores]) or teacher.towers ('initial' or a CARP checkpoint)"
+            + (f", not both ({' and '.join(givers)})" if givers else "")
+        )
+    if givers and not taught:
+        distillers = sorted(n for n, c in OBJECTIVES.items() if c.needs_teacher)
+        raise ConfigValueError(f"{givers[0]} gives a teacher's scores, which objective.name={cfg.objective.name} does "
+                               f"not read: use one of {', '.join(distillers)}, or leave it unset")  # fmt: skip
+    if taught and not cfg.data.negative_columns:
+        raise ConfigValueError(f"objective.name={cfg.objective.name} distils the teacher's scores of each pair's hard "
+                               "negatives: set data.negative_columns (e.g. a table of `magicarp mine`)")  # fmt: skip
 
 # %% ../nbs/11c_distillation.ipynb #c042
 def soft_target_loss(

@@ -26,6 +26,7 @@ from .carp_eval import carp_checkpoint
 from .checkpoints import recorded_sha256, verify_checkpoint
 from .config import CarpConfig, load_config
 from .pairs import PairSplits, load_pairs
+from .mixing import load_pairs_of
 from .retrieval import encode_texts
 from .runfiles import LOCK_NAME, atomic_write, check_out_folder, has_checkpoints, run_lock
 from .runtime import seed_everything
@@ -294,7 +295,7 @@ def mining_overrides(out_dir, num_negatives: int) -> list[str]:
             "data.review_column=review", f"data.negative_columns=[{cols}]"]  # fmt: skip
 
 
-def _table(pairs: PairSplits, negatives: np.ndarray, scores: np.ndarray) -> datasets.DatasetDict:
+def _table(pairs: PairSplits, negatives: np.ndarray, scores: np.ndarray, positive: np.ndarray) -> datasets.DatasetDict:
     "train: the pairs with k negatives, their rows and scores; validation: the pairs as they are."
     train, keep = pairs.train, np.flatnonzero((negatives >= 0).all(1))
     passages, reviews = train["passage"], train["review"]
@@ -303,6 +304,7 @@ def _table(pairs: PairSplits, negatives: np.ndarray, scores: np.ndarray) -> data
         cols[f"negative_{j + 1}"] = [reviews[i] for i in negatives[keep, j]]
     cols["negative_indices"] = negatives[keep].tolist()
     cols["negative_scores"] = scores[keep].astype(np.float64).tolist()
+    cols["positive_score"] = positive[keep].astype(np.float64).tolist()
     validation = pairs.validation.select_columns(["passage", "review"])
     return datasets.DatasetDict(train=datasets.Dataset.from_dict(cols), validation=validation)
 
@@ -386,7 +388,7 @@ def _mine(src: MiningSource, pairs: PairSplits, settings: MiningSettings, progre
     R = encode_texts(r_enc, tok, [reviews[i] for i in rows], length, settings.batch_size, progress, prompt=r_prompt)
     found = hard_negatives(P, R, own, forbidden, **settings.knobs(), **settings.search(), progress=progress)
     negatives = np.where(found["negatives"] >= 0, rows[found["negatives"].clip(0)], -1)
-    return _table(pairs, negatives, found["scores"]), _counts(pairs, found, len(rows))
+    return _table(pairs, negatives, found["scores"], found["positive"]), _counts(pairs, found, len(rows))
 
 # %% ../nbs/19_mining.ipynb #c034
 def mine_negatives(
@@ -412,7 +414,7 @@ def mine_negatives(
     with run_lock(out, f"mining into {out.name}") if out else contextlib.nullcontext():  # before the first write
         if out:
             _check_out(out, force)
-        pairs = pairs if given else load_pairs(src.cfg.data)
+        pairs = pairs if given else load_pairs_of(src.cfg.data)
         dsd, counts = _mine(src, pairs, settings, progress)
         _check_counts(counts, settings.knobs(), out)
         record = {"out_dir": str(out) if out else None, "knobs": asdict(settings),

@@ -5,9 +5,12 @@
 # %% ../nbs/05b_pairs.ipynb #c003
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import math
 import warnings
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 import datasets
@@ -21,9 +24,10 @@ from .corpora import extract_stdlib_pairs
 from .sources import check_text_column, read_dataset
 
 # %% auto #0
-__all__ = ['PAIR_PIPELINES', 'register_pair_pipeline', 'COLLATORS', 'register_collator', 'stdlib_pipeline', 'table_pipeline',
-           'PairSplits', 'clean_pairs', 'in_validation', 'load_pairs', 'duplicate_mask', 'negative_mask', 'pad_ids',
-           'check_prompt', 'tokenize_texts', 'TokenizedPairs', 'MLMMasking', 'SpanCrop', 'crop_collator']
+__all__ = ['PAIR_PIPELINES', 'register_pair_pipeline', 'COLLATORS', 'register_collator', 'stdlib_pipeline', 'teacher_scores',
+           'table_pipeline', 'PairSplits', 'clean_pairs', 'in_validation', 'load_pairs', 'duplicate_mask',
+           'negative_mask', 'pad_ids', 'check_prompt', 'tokenize_texts', 'TokenizedPairs', 'MLMMasking', 'SpanCrop',
+           'crop_collator']
 
 # %% ../nbs/05b_pairs.ipynb #c006
 PAIR_PIPELINES: dict[str, Callable] = {}
@@ -38,19 +42,51 @@ def stdlib_pipeline(cfg) -> datasets.DatasetDict:
     cols = {k: [r[k] for r in rows] for k in ("passage", "review", "group")}
     return datasets.DatasetDict(train=datasets.Dataset.from_dict(cols))
 
+# %% ../nbs/05b_pairs.ipynb #c006b
+def teacher_scores(
+    ds: datasets.Dataset,  # the table's split
+    columns: tuple,  # (the review's score column, the negatives' scores column)
+    k: int,  # hard negatives per pair
+    where: str,  # the table and split, for errors
+) -> list:
+    "Per row, `[review score, k negative scores]` as floats; a row without k + 1 finite numbers is an error naming it."
+    out = []
+    for i, (pos, negs) in enumerate(zip(ds[columns[0]], ds[columns[1]])):
+        row = [pos, *(negs if isinstance(negs, (list, tuple)) else [negs])]
+        good = all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in row)
+        if not good or len(row) != 1 + k:
+            raise ValueError(
+                f"{where} row {i}: data.score_columns={list(columns)} give {row!r}; each pair needs its review's "
+                f"score and {k} finite scores of its hard negatives (one per data.negative_columns)"
+            )
+        out.append([float(x) for x in row])
+    return out
 
-@register_pair_pipeline("table")
-def table_pipeline(cfg) -> datasets.DatasetDict:
-    "Pairs from the passage and review columns of a table (`cfg.source`), grouped by cleaned passage; labels optional."
-    if not cfg.source:
-        raise ValueError("data.pipeline=table needs data.source: a save_to_disk folder, a local file or a hub name")
-    hint = "Set data.source to a save_to_disk folder or a local file, or use data.pipeline=stdlib."
+
+def _named_columns(cfg) -> tuple:
+    "`(negative columns, score columns)` of a table's config, when they name other columns than the texts'."
     named = list(cfg.negative_columns)
     if len(set(named)) < len(named) or {cfg.passage_column, cfg.review_column} & set(named):
         raise ValueError(
             f"data.negative_columns={named} must name distinct columns other than data.passage_column "
             f"({cfg.passage_column!r}) and data.review_column ({cfg.review_column!r})"
         )
+    scored = tuple(getattr(cfg, "score_columns", ()))
+    if scored and (len(scored) != 2 or not named or set(scored) & {cfg.passage_column, cfg.review_column, *named}):
+        raise ValueError(
+            f"data.score_columns={list(scored)} must name two other columns, the review's score and the list of the "
+            f"hard negatives' scores, beside data.negative_columns={named} (a teacher scores the negatives)"
+        )
+    return named, scored
+
+# %% ../nbs/05b_pairs.ipynb #c006c
+@register_pair_pipeline("table")
+def table_pipeline(cfg) -> datasets.DatasetDict:
+    "Pairs from the passage and review columns of a table (`cfg.source`), grouped by cleaned passage; labels optional."
+    if not cfg.source:
+        raise ValueError("data.pipeline=table needs data.source: a save_to_disk folder, a local file or a hub name")
+    hint = "Set data.source to a save_to_disk folder or a local file, or use data.pipeline=stdlib."
+    _, scored = _named_columns(cfg)
     dsd, out = read_dataset(cfg.source, "pair dataset", hint), {}
     for split in ("train", "validation"):
         if split not in dsd:
@@ -58,6 +94,7 @@ def table_pipeline(cfg) -> datasets.DatasetDict:
         ds = dsd[split]
         negatives = tuple(cfg.negative_columns) if split == "train" else ()  # validation ranks in-split only
         wanted = (cfg.passage_column, cfg.review_column, *negatives) + ((cfg.label_column,) if cfg.label_column else ())
+        wanted += scored if split == "train" else ()
         missing = [c for c in wanted if c not in ds.column_names]
         if missing:
             raise KeyError(
@@ -75,6 +112,8 @@ def table_pipeline(cfg) -> datasets.DatasetDict:
             cols["label"] = ["" if x is None else str(x) for x in ds[cfg.label_column]]
         if negatives:  # one list of texts per pair, carried through cleaning like labels
             cols["negatives"] = [list(n) for n in zip(*([x or "" for x in ds[c]] for c in negatives))]
+        if scored and split == "train":  # per pair, the teacher's [review, *negatives] scores
+            cols["scores"] = teacher_scores(ds, scored, len(negatives), f"pairs {cfg.source!r} split 'train'")
         out[split] = datasets.Dataset.from_dict(cols)
     if "train" not in out:
         raise ValueError(f"pairs {cfg.source!r} have no 'train' split; splits: {list(dsd)}")
@@ -138,7 +177,7 @@ def _subset(ds: datasets.Dataset, n: int | None, seed: int) -> datasets.Dataset:
 # %% ../nbs/05b_pairs.ipynb #c009
 def _settle_negatives(train, validation, report: dict, source: str) -> tuple:
     "Train pairs with every negative given, validation without negatives, and what that dropped or shares, warned."
-    validation = validation.remove_columns([c for c in ("negatives",) if c in validation.column_names])
+    validation = validation.remove_columns([c for c in ("negatives", "scores") if c in validation.column_names])
     full = [i for i, row in enumerate(train["negatives"]) if all(row)]
     report["dropped_no_negative"] = len(train) - len(full)
     train = train.select(full) if report["dropped_no_negative"] else train
@@ -151,18 +190,30 @@ def _settle_negatives(train, validation, report: dict, source: str) -> tuple:
     return train, validation, report
 
 
+def _check_gives(cfg, columns: list) -> None:
+    "The negatives and scores the config names are columns the pipeline gives (a table's), else an error."
+    if cfg.negative_columns and "negatives" not in columns:
+        raise ValueError(
+            f"data.negative_columns={list(cfg.negative_columns)} but pipeline '{cfg.pipeline}' gives no negatives: "
+            "they are columns of a table (data.pipeline=table); `magicarp mine RUN` writes one"
+        )
+    if getattr(cfg, "score_columns", ()) and "scores" not in columns:
+        raise ValueError(
+            f"data.score_columns={list(cfg.score_columns)} but pipeline '{cfg.pipeline}' gives no scores: they are "
+            "columns of a table (data.pipeline=table); `magicarp mine RUN` writes positive_score and negative_scores"
+        )
+
+# %% ../nbs/05b_pairs.ipynb #c009b
 def load_pairs(cfg) -> PairSplits:
-    "Run the pipeline of `cfg` (a `config.PairDataConfig`), clean, split by group and cap."
+    "Run the pipeline of `cfg` (a `config.PairDataConfig`), clean, split by group and cap (one source)."
+    if getattr(cfg, "sources", ()):
+        raise ValueError(f"data.sources={list(cfg.sources)} lists several sources: mixing.load_pairs_of reads them")
     if cfg.pipeline not in PAIR_PIPELINES:
         raise KeyError(f"unknown pair pipeline '{cfg.pipeline}'; registered: {', '.join(sorted(PAIR_PIPELINES))}")
     if not 0 < cfg.val_fraction < 1:
         raise ValueError(f"data.val_fraction must be in (0, 1), got {cfg.val_fraction}")
     raw = PAIR_PIPELINES[cfg.pipeline](cfg)
-    if cfg.negative_columns and "negatives" not in raw["train"].column_names:
-        raise ValueError(
-            f"data.negative_columns={list(cfg.negative_columns)} but pipeline '{cfg.pipeline}' gives no negatives: "
-            "they are columns of a table (data.pipeline=table); `magicarp mine RUN` writes one"
-        )
+    _check_gives(cfg, raw["train"].column_names)
     dedup = cfg.dedup if cfg.dedup != "auto" else ("either" if cfg.pipeline == "stdlib" else "pair")
     train, report = clean_pairs(raw["train"], cfg.min_chars, dedup)
     if "validation" in raw:
@@ -191,6 +242,10 @@ def load_pairs(cfg) -> PairSplits:
                 "check data.min_chars, data.val_fraction and the source"
             )
     return PairSplits(train, validation, {**report, "train": len(train), "validation": len(validation)})
+
+# %% ../nbs/05b_pairs.ipynb #c009s
+def _seeded_generator(*key) -> torch.Generator:
+    return torch.Generator().manual_seed(int(hashlib.sha256(repr(key).encode()).hexdigest()[:15], 16))
 
 # %% ../nbs/05b_pairs.ipynb #c019
 def duplicate_mask(
@@ -289,6 +344,7 @@ class TokenizedPairs:
         negatives: list | None = None,  # per pair, a list of k hard-negative review texts (the same k for all)
         passage_prompt: str = "",  # put before every passage (`encoder.passage_prompt`)
         review_prompt: str = "",  # put before every review and hard negative (`encoder.review_prompt`)
+        scores: list | None = None,  # per pair, a teacher's scores of its review and its k negatives (`teacher`)
     ):
         if len(passages) != len(reviews) or (negatives is not None and len(negatives) != len(passages)):
             raise ValueError(f"{len(passages)} passages, {len(reviews)} reviews and {len(negatives or [])} negatives")
@@ -309,39 +365,47 @@ class TokenizedPairs:
             self.passage_keys,
             self.review_keys,
         )  # pair-major: pair i's k in a row
+        self.scores = None if scores is None else torch.tensor(scores, dtype=torch.float32).reshape(len(passages), -1)
+        if self.scores is not None and (not self.k or self.scores.shape[1] != 1 + self.k):
+            raise ValueError(f"teacher scores of {self.scores.shape[1]} candidates a pair; the pairs have {self.k} "
+                             f"hard negatives, so each needs 1 + {self.k}")  # fmt: skip
         self.collators = list(collators)
 
     def __len__(self) -> int:
         return len(self.passage_ids)
 
-    def collate(
-        self,
-        indices,  # the pairs of the batch
-        collators: list | None = None,  # applied after the fixed part (None: the pairs' own `collators`)
-    ) -> dict:
-        "The batch of `indices`: `passage`, `review` (and `negatives`), duplicate masks, keys, then collators."
-        idx = torch.as_tensor(indices, dtype=torch.long).reshape(-1).tolist()
-        pk, rk = self.passage_keys[idx], self.review_keys[idx]
-        batch = {
-            "passage": pad_ids([self.passage_ids[i] for i in idx], self.pad_id),
-            "review": pad_ids([self.review_ids[i] for i in idx], self.pad_id),
-            "duplicates": duplicate_mask(pk, rk),
-            "passage_keys": pk,  # a batch split over ranks rebuilds the global masks from the keys
-            "review_keys": rk,
-        }
-        if self.k:  # the batch's B·k negatives, pair-major, and which of them are a passage's own reviews
-            neg = [i * self.k + j for i in idx for j in range(self.k)]
-            batch["negatives"] = pad_ids([self.negative_ids[n] for n in neg], self.pad_id)
-            batch["negative_keys"], batch["negative_known"] = self.negative_keys[neg], self.negative_known[neg]
-            batch["negative_duplicates"] = negative_mask(pk, rk, batch["negative_keys"], batch["negative_known"])
-        for collator in self.collators if collators is None else collators:
-            batch = collator(batch, idx)
-        return batch
+# %% ../nbs/05b_pairs.ipynb #c020b
+@patch
+def collate(
+    self: TokenizedPairs,
+    indices,  # the pairs of the batch
+    collators: list | None = None,  # applied after the fixed part (None: the pairs' own `collators`)
+) -> dict:
+    "The batch of `indices`: `passage`, `review` (and `negatives`), duplicate masks, keys, then collators."
+    idx = torch.as_tensor(indices, dtype=torch.long).reshape(-1).tolist()
+    pk, rk = self.passage_keys[idx], self.review_keys[idx]
+    batch = {
+        "passage": pad_ids([self.passage_ids[i] for i in idx], self.pad_id),
+        "review": pad_ids([self.review_ids[i] for i in idx], self.pad_id),
+        "duplicates": duplicate_mask(pk, rk),
+        "passage_keys": pk,  # a batch split over ranks rebuilds the global masks from the keys
+        "review_keys": rk,
+    }
+    if self.k:  # the batch's B·k negatives, pair-major, and which of them are a passage's own reviews
+        neg = [i * self.k + j for i in idx for j in range(self.k)]
+        batch["negatives"] = pad_ids([self.negative_ids[n] for n in neg], self.pad_id)
+        batch["negative_keys"], batch["negative_known"] = self.negative_keys[neg], self.negative_known[neg]
+        batch["negative_duplicates"] = negative_mask(pk, rk, batch["negative_keys"], batch["negative_known"])
+    if self.scores is not None:  # (B, 1 + k): pair i's teacher scores of its review, then of its k negatives
+        batch["teacher"] = self.scores[idx]
+    for collator in self.collators if collators is None else collators:
+        batch = collator(batch, idx)
+    return batch
 
 # %% ../nbs/05b_pairs.ipynb #c021
 @patch
 def fingerprint(self: TokenizedPairs) -> str:
-    "sha256 of every token id, both sides and the hard negatives: what a resumed run must see again."
+    "sha256 of every token id, both sides and the hard negatives (and teacher scores): what a resume must see again."
     h = hashlib.sha256(str(self.max_length).encode())
     for seq in self.passage_ids + self.review_ids:
         h.update(np.asarray(seq, dtype=np.int64).tobytes() + b"|")
@@ -349,13 +413,11 @@ def fingerprint(self: TokenizedPairs) -> str:
         h.update(f"negatives:{self.k}".encode())
         for seq in self.negative_ids:
             h.update(np.asarray(seq, dtype=np.int64).tobytes() + b"|")
+    if self.scores is not None:  # the teacher's scores too, as float32 bytes
+        h.update(b"teacher:" + self.scores.numpy().tobytes())
     return h.hexdigest()
 
 # %% ../nbs/05b_pairs.ipynb #c030
-def _seeded_generator(*key) -> torch.Generator:
-    return torch.Generator().manual_seed(int(hashlib.sha256(repr(key).encode()).hexdigest()[:15], 16))
-
-
 class MLMMasking:
     "A pair collator adding BERT-masked copies of both sides (`passage_mlm`, `review_mlm`) with their MLM labels."
 

@@ -39,6 +39,7 @@ class Setup:
     after_step: tuple = ()  # calls after every optimiser step (a logit scale's clamp, the EMA towers' update)
     phases: Callable | None = None  # (trainer) -> a callback that runs first (CARP-MLM's phases)
     info: Callable = field(default=lambda state: {})  # (trainer state) -> the task's facts for the summary
+    batch_order: Callable | None = None  # (epoch, global batch) -> the epoch's global batches (None: a shuffle)
 
 
 class Task:
@@ -96,7 +97,7 @@ def run_task(
 
         trainer = Trainer(s.model, s.step, s.n_train, s.get_batch, cfg.train, run_dir, seed=cfg.seed,
                           evaluate=s.evaluate, save_extra=save_extra, callbacks=callbacks, desc=task.run_name(cfg),
-                          group=group, engine=s.engine)  # fmt: skip
+                          group=group, engine=s.engine, batch_order=s.batch_order)  # fmt: skip
         if s.phases is not None:  # first among the callbacks: the phase is set before any other callback sees a step
             trainer.callbacks.insert(0, s.phases(trainer))
         for fn in s.after_step:

@@ -62,6 +62,8 @@ class Trainer:
         desc: str = "train",
         group=None,  # a process group for data-parallel training (None: torch's default group, or one process)
         engine: Engine | None = None,  # backward, gradient reduction, clipping, step (None: engines.make_engine(cfg))
+        batch_order: Callable
+        | None = None,  # (epoch, global batch) -> the epoch's global index batches (None: shuffle)
     ):
         self.cfg, self.run_dir, self.seed = cfg, Path(run_dir), seed
         self.group, self.rank, self.world_size = group, rank_of(group), world_size_of(group)
@@ -72,7 +74,7 @@ class Trainer:
         self.model = model.to(self.device)
         if cfg.gradient_checkpointing:
             enable_gradient_checkpointing(self.model)
-        self.train_step, self.get_batch, self.n_train = train_step, get_batch, n_train
+        self.train_step, self.get_batch, self.n_train, self.batch_order = train_step, get_batch, n_train, batch_order
         self.evaluate, self.save_extra, self.callbacks, self.desc = evaluate, save_extra, list(callbacks), desc
         if n_train < self.world_size:
             raise ValueError(f"the training set has {n_train} items, fewer than the {self.world_size} ranks")
@@ -99,11 +101,14 @@ class Trainer:
     def train_step(self, step: Callable) -> None:
         self._train_step = check_step(step)
 
-    def epoch_batches(self, epoch: int) -> list[torch.Tensor]:
-        "This rank's index batches of `epoch`: its share of each global batch of `batch_size × world_size` items."
-        return epoch_shares(
-            epoch_order(self.n_train, self.seed, epoch), self.cfg.batch_size, self.rank, self.world_size
-        )
+# %% ../nbs/08_trainer.ipynb #c008b
+@patch
+def epoch_batches(self: Trainer, epoch: int) -> list[torch.Tensor]:
+    "This rank's index batches of `epoch`: its share of each global batch of `batch_size × world_size` items."
+    if self.batch_order is not None:  # global batches cut by the task (e.g. one source each), shared out alike
+        plan = self.batch_order(epoch, self.global_micro_batch)
+        return [s for g in plan for s in epoch_shares(g, self.cfg.batch_size, self.rank, self.world_size)]
+    return epoch_shares(epoch_order(self.n_train, self.seed, epoch), self.cfg.batch_size, self.rank, self.world_size)
 
 # %% ../nbs/08_trainer.ipynb #c010
 @patch
