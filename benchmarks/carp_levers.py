@@ -1,0 +1,131 @@
+"""CARP's levers toward R@1 >= 0.62 both ways on the held-out stdlib pairs, beside the batch-size study's runs.
+
+    nice -n 5 env OMP_NUM_THREADS=2 .venv/bin/python benchmarks/carp_levers.py --levers two-epochs mined mined-mse
+        # the run of nbs/study/levers
+
+Every lever is the `carp-minilm` preset at the batch-size study's best setting (seed 12, B = 256 through the exact
+step in microbatches of 32, the linear rule's lr 1.6e-4) with its own overrides, trained by `magicarp train` and
+evaluated by `magicarp eval` one at a time, as `benchmarks/batch_size.py` does (its `timed` and `trained`: a
+finished run is not trained or evaluated again, an interrupted one resumes).
+
+- `two-epochs`: `train.epochs=2`.
+- `mined`: one hard negative per pair, mined by the study's B = 256 run (`magicarp mine RUN`, the hardest review
+  below 0.95 x the positive's cosine), InfoNCE over the batch and the negatives.
+- `mined-mse`: the same table's cosines (`positive_score`, `negative_scores`) as a teacher: Margin-MSE
+  (`objective.name=margin_mse data.score_columns=[positive_score,negative_scores]`), distilling the fine-tuned
+  run into zero-shot MiniLM.
+
+Writes `levers.csv` into `--out`: the study's B = 32 and B = 256 rows (from its `batch.csv`) and one row per lever,
+with the held-out R@1 both ways, MRR, nDCG@10 and the CPU seconds of mining, training and evaluation.
+"""
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from batch_size import BIN, ROOT, timed, trained  # noqa: E402
+
+from magicarp_nb.batch_study import model_metrics  # noqa: E402
+
+BASE = ["seed=12", "train.batch_size=256", "train.lr=0.00016", "microbatch_size=32"]
+MINED = ["data.score_columns=[positive_score,negative_scores]"]  # with the table's own overrides
+LEVERS = {  # name -> (overrides, reads the mined table)
+    "two-epochs": (["train.epochs=2"], False),
+    "mined": ([], True),
+    "mined-mse": (["objective.name=margin_mse", *MINED], True),
+}
+COLUMNS = ["p2r_r1", "r2p_r1", "p2r_r10", "r2p_r10", "mrr", "reviews_ask_ndcg@10", "passages_ask_ndcg@10"]
+
+
+def mine(a) -> tuple[list, dict]:
+    "The mined table's overrides (mining it first, unless done) and the mining's wall and CPU seconds."
+    table = Path(a.runs_root) / "mined-b256"
+    timing_file = Path(a.runs_root) / "mined-b256.timing.json"
+    if not (table / "mining.json").exists():
+        print(f"[{time.strftime('%H:%M:%S')}] mining {table} with {a.teacher_run}", flush=True)
+        cmd = [
+            str(BIN / "magicarp"),
+            "mine",
+            a.teacher_run,
+            "--out",
+            str(table),
+            "--relative-margin",
+            "0.05",
+            "--force",
+        ]
+        timing_file.write_text(json.dumps(timed(cmd, Path(a.runs_root) / "mined-b256.log")))
+    record = json.loads((table / "mining.json").read_text())
+    return record["overrides"], json.loads(timing_file.read_text()) if timing_file.exists() else {}
+
+
+def lever(a, name: str) -> dict:
+    "Train (unless finished) and evaluate (unless evaluated) one lever's run; its row of the table."
+    extra, reads_table = LEVERS[name]
+    table_overrides, mining = mine(a) if reads_table else ([], {})
+    run = Path(a.runs_root) / name
+    timing_file = run / "study_timing.json"
+    timing = json.loads(timing_file.read_text()) if timing_file.exists() else {"train": [], "eval": []}
+    if trained(run) is None:
+        run.mkdir(parents=True, exist_ok=True)
+        print(f"[{time.strftime('%H:%M:%S')}] training {name}", flush=True)
+        cmd = [str(BIN / "magicarp"), "train", "carp-minilm", *BASE, *table_overrides, *extra, "--run-dir", str(run)]
+        timing["train"].append(timed(cmd, run / "study_train.log"))
+        timing_file.write_text(json.dumps(timing, indent=1))
+    if not (run / "eval" / "summary.json").exists():
+        print(f"[{time.strftime('%H:%M:%S')}] evaluating {name}", flush=True)
+        timing["eval"].append(timed([str(BIN / "magicarp"), "eval", str(run)], run / "study_eval.log"))
+        timing_file.write_text(json.dumps(timing, indent=1))
+    got = model_metrics(json.loads((run / "eval" / "summary.json").read_text()), "fine-tuned")
+    return {
+        "lever": name,
+        "overrides": " ".join([*BASE, *extra] + (["<mined table>"] if reads_table else [])),
+        "steps": trained(run),
+        "mine_cpu_s": mining.get("cpu_s", 0.0),
+        "train_cpu_s": round(sum(t["cpu_s"] for t in timing["train"]), 1),
+        "eval_cpu_s": round(sum(t["cpu_s"] for t in timing["eval"]), 1),
+        **{k: got[k] for k in COLUMNS},
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--levers", nargs="+", default=list(LEVERS), choices=list(LEVERS))
+    ap.add_argument("--runs-root", default=str(ROOT / "runs" / "carp-levers"))
+    ap.add_argument("--teacher-run", default=str(ROOT / "runs" / "batch-size" / "b0256_lr0.00016_s12"))
+    ap.add_argument("--study", default=str(ROOT / "nbs" / "study" / "batch" / "batch.csv"))
+    ap.add_argument("--out", default=str(ROOT / "nbs" / "study" / "levers"))
+    a = ap.parse_args()
+    Path(a.runs_root).mkdir(parents=True, exist_ok=True)
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    study = pd.read_csv(a.study)
+    keep = (study["model"] == "fine-tuned") & (study["in_sweep"].astype(str) == "True")
+    rows = [
+        {
+            "lever": f"study B={int(r['batch_size'])}",
+            "overrides": f"seed=12 train.batch_size={int(r['batch_size'])} train.lr={r['lr']:g}",
+            "steps": int(r["steps"]),
+            "mine_cpu_s": 0.0,
+            "train_cpu_s": r["train_cpu_s"],
+            "eval_cpu_s": r["eval_cpu_s"],
+            **{k: r[k] for k in COLUMNS},
+        }  # fmt: skip
+        for _, r in study[keep & study["batch_size"].isin([32, 256])].iterrows()
+    ]
+    for name in a.levers:
+        rows.append(lever(a, name))
+        pd.DataFrame(rows).to_csv(out / "levers.csv", index=False)
+    table = pd.DataFrame(rows)
+    table.to_csv(out / "levers.csv", index=False)
+    with pd.option_context("display.width", 220, "display.max_columns", 20, "display.precision", 4):
+        print(table.drop(columns="overrides").to_string(index=False))
+    print(f"threads: OMP_NUM_THREADS={__import__('os').environ.get('OMP_NUM_THREADS')}; outputs in {out}")
+
+
+if __name__ == "__main__":
+    main()
