@@ -504,11 +504,11 @@ class CarpTask(Task):
         after += [model.update_momentum] if model.objective.needs_ema else []
         phases = (lambda t: carp_phases(cfg, model, train, tok, t, guide, teacher)) if has_mlm_phase(cfg) else None
 
-        def evaluate(m) -> dict:  # all validation pairs, then each source's (`eval_<source>_…`) with data.sources
+        def evaluate(m) -> dict:  # all validation pairs, then each source's (`eval_<source>/…`) with data.sources
             out = evaluate_pairs(m, val, cfg.train.eval_batch_size, global_batch)
             for name, part in by_source.items():
                 got = evaluate_pairs(m, part, cfg.train.eval_batch_size, global_batch, split=f"validation of {name}")
-                out |= {f"eval_{name}_{k.removeprefix('eval_')}": v for k, v in got.items()}
+                out |= {f"eval_{name}/{k.removeprefix('eval_')}": v for k, v in got.items()}
             return out
 
         order = source_batch_order(cfg.data, splits, cfg.seed)  # None: one source, the trainer's shuffle

@@ -21,7 +21,7 @@ from .collapse import AgreementStats, CollapseStats
 from .config import CarpConfig, load_config
 from .settings import to_dict
 from .pairs import TokenizedPairs, load_pairs
-from .mixing import load_pairs_of
+from .mixing import load_pairs_of, parse_source
 from .embeddings import encode_corpus, load_embeddings, select_indices
 from .measures import nc_row
 from .probe import encode_labels, fit_probe, linear_probe, module_labels
@@ -163,9 +163,12 @@ def _encode_pairs(name, model, tok, max_length, ds, out: Path, prov: dict, force
 
 
 def _labels(cfg, ds, min_class_count: int) -> tuple:
-    "Class labels: the `label` column (`data.label_column`), the stdlib module, else none (every pair unlabelled)."
+    "Class labels: the `label` column (`data.label_column`), the stdlib module (of stdlib pairs), else none."
     if "label" in ds.column_names:
         labels = list(ds["label"])
+    elif getattr(cfg.data, "sources", ()):  # the stdlib sources' pairs by module; a table's pairs unlabelled
+        stdlib = {i for i, spec in enumerate(cfg.data.sources) if not parse_source(spec)[1]}
+        labels = [m if s in stdlib else "" for m, s in zip(module_labels(ds["group"]), ds["source"])]
     elif cfg.data.pipeline == "stdlib":
         labels = module_labels(ds["group"])
     else:

@@ -375,8 +375,8 @@ class PairDataConfig:
         lt=1,
     )
     split_seed: int = opt(0, "seed of the train/validation split")
-    max_pairs: Optional[int] = opt(None, "use a seeded random subset of N training pairs (None: all)", ge=1)
-    max_val_pairs: Optional[int] = opt(None, "use a seeded random subset of N validation pairs (None: all)", ge=1)
+    max_pairs: Optional[int] = opt(None, "a seeded random subset of N training pairs, per source (None: all)", ge=1)
+    max_val_pairs: Optional[int] = opt(None, "a seeded subset of N validation pairs, per source (None: all)", ge=1)
 
 # %% ../nbs/00b_config.ipynb #c031
 CarpTrainConfig = with_defaults(

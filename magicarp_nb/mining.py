@@ -26,7 +26,7 @@ from .carp_eval import carp_checkpoint
 from .checkpoints import recorded_sha256, verify_checkpoint
 from .config import CarpConfig, load_config
 from .pairs import PairSplits, load_pairs
-from .mixing import load_pairs_of
+from .mixing import load_pairs_of, parse_source
 from .retrieval import encode_texts
 from .runfiles import LOCK_NAME, atomic_write, check_out_folder, has_checkpoints, run_lock
 from .runtime import seed_everything
@@ -340,6 +340,10 @@ def _reads(src: MiningSource, cfg) -> dict:
     )
     if cfg is not None and cfg.data.pipeline == "table" and Path(cfg.data.source).expanduser().exists():
         reads["the pairs' table"] = cfg.data.source
+    for i, spec in enumerate(() if cfg is None else cfg.data.sources):  # each table of data.sources too
+        _, table, _ = parse_source(spec)
+        if table and Path(table).expanduser().exists():
+            reads[f"the table of data.sources entry {i}"] = table
     return reads
 
 # %% ../nbs/19_mining.ipynb #c033

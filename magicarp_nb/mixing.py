@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from pathlib import Path
 
 import datasets
@@ -71,11 +72,27 @@ def load_sources(cfg) -> PairSplits:
                 f"data.sources: {specs[0]!r} gives the columns {columns} and {spec!r} gives {got.train.column_names}: "
                 "a run's sources must carry the same ones (hard negatives, scores, labels)"
             )
+        small = [(n, k) for n, k in ((round(weight * len(got.train)), "data.max_pairs"),
+                                     (len(got.validation), "data.max_val_pairs")) if n < 2]  # fmt: skip
+        if small:
+            raise ValueError(
+                f"data.sources entry {spec!r} gives {small[0][0]} pair(s) where a batch needs at least 2 (its weight "
+                f"{weight:g} of {len(got.train)} train pairs, {len(got.validation)} validation pairs): raise its "
+                f"weight or {small[0][1]}, or leave it out"
+            )
         trains.append(got.train.add_column("source", [i] * len(got.train)))
         vals.append(got.validation.add_column("source", [i] * len(got.validation)))
         per.append({"name": name, "spec": spec, "weight": weight, **got.report})
     report = {k: sum(p[k] for p in per) for k in per[0] if k not in ("name", "spec", "weight")}
     train, validation = datasets.concatenate_datasets(trains), datasets.concatenate_datasets(vals)
+    seen = set(train["passage"])  # across sources too: one source's held-out passage may be another's training pair
+    report["validation_overlap"] = sum(p in seen for p in validation["passage"])
+    if report["validation_overlap"] > sum(p["validation_overlap"] for p in per):
+        warnings.warn(
+            f"{report['validation_overlap']} of {len(validation)} validation pairs of data.sources have a passage that "
+            "also occurs in training, some in another source's: held-out metrics will be optimistic",
+            stacklevel=2,
+        )
     return PairSplits(train, validation, {**report, "sources": per})
 
 
@@ -109,6 +126,9 @@ def source_batches(
     if sampler != "same_source":
         raise ValueError(f"data.batch_sampler must be 'mixed' or 'same_source', got {sampler!r}")
     batches = [list(p.split(batch_size)) for p in per]
+    for bs in batches:  # a last batch of one pair has no negative: it joins the batch before it
+        if len(bs) > 1 and len(bs[-1]) == 1:
+            bs[-2:] = [torch.cat(bs[-2:])]
     if order == "round_robin":  # one batch of each source in turn; a source that has run out is passed over
         return [b[i] for i in range(max(map(len, batches))) for b in batches if i < len(b)]
     if order != "proportional":
@@ -118,7 +138,7 @@ def source_batches(
 
 # %% ../nbs/05c_mixing.ipynb #c021
 def check_sources(data) -> None:
-    "`data.sources` replaces `data.pipeline` and `data.source`: with sources, those two stay at their defaults."
+    "`data.sources` replaces `data.pipeline` and `data.source`; the sampler's keys need sources (else an error)."
     if data.sources and (data.pipeline != "stdlib" or data.source):
         raise ValueError(
             f"data.sources={list(data.sources)} lists the run's sources: leave data.pipeline and data.source at "
@@ -126,6 +146,14 @@ def check_sources(data) -> None:
         )
     for spec in data.sources:
         parse_source(spec)
+    if not data.sources and (data.batch_sampler != "mixed" or data.source_order != "proportional"):
+        raise ValueError(
+            f"data.batch_sampler={data.batch_sampler} and data.source_order={data.source_order} order the batches of "
+            "several sources: set data.sources, or leave them at mixed, proportional"
+        )
+    if data.batch_sampler == "mixed" and data.source_order != "proportional":
+        raise ValueError(f"data.source_order={data.source_order} orders one-source batches: it needs "
+                         "data.batch_sampler=same_source (mixed batches draw from every source)")  # fmt: skip
 
 
 def source_validation(

@@ -99,7 +99,8 @@ def table_pipeline(cfg) -> datasets.DatasetDict:
         if missing:
             raise KeyError(
                 f"pairs {cfg.source!r} split '{split}' has no column {missing[0]!r}; columns: {ds.column_names} "
-                "(set data.passage_column, data.review_column, data.negative_columns and data.label_column)"
+                "(set data.passage_column, data.review_column, data.negative_columns, data.score_columns and "
+                "data.label_column)"
             )
         named = [(cfg.passage_column, "data.passage_column"), (cfg.review_column, "data.review_column")]
         for column, key in named + [(c, "data.negative_columns") for c in negatives]:

@@ -154,6 +154,16 @@ def load_checkpoint(self: Trainer, path) -> None:
     path = verify_checkpoint(path)
     state = read_train_state(path)
     epochs, n = self.cfg.epochs, self.batches_per_epoch
+    old = state.global_micro_batch or self.global_micro_batch
+    if (
+        self.batch_order is not None and old != self.global_micro_batch
+    ):  # another size cuts the task's batches elsewhere
+        raise ResumeMismatch(
+            f"checkpoint {path} was written with global batches of {old} items and this run's hold "
+            f"{self.global_micro_batch}: the task cuts each epoch into batches of its own (e.g. "
+            f"data.batch_sampler=same_source), which another size cuts elsewhere; resume with train.batch_size × ranks "
+            f"= {old}"
+        )
     self.state = resume_position(state, path, self.global_micro_batch, epochs, n, self.total_steps)
     # callbacks first: they may rebuild structure (frozen parameters, new parameter groups, another
     # schedule) that the saved weights and optimiser and scheduler states are then loaded into
