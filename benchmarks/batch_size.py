@@ -12,6 +12,9 @@ no microbatches. The learning rate is the preset's 2e-5 at B = 32 scaled by a ru
 with the square-root rule (lr = 2e-5 * sqrt(B / 32)) and with the linear rule (lr = 2e-5 * B / 32), and the rule
 with the better mean of the two held-out R@1s is used for every other B (its B = 256 run is reused).
 
+With `--reuse-saved`, a run whose folder is absent (a fresh clone, a cleaned machine) but whose row is in the
+saved `batch.csv` is taken from that row, and `study.json` lists it under `rows_from_saved_table`.
+
 Resumes: a run whose last checkpoint has finished the epoch and whose `eval/summary.json` exists is not trained
 or evaluated again (an interrupted `magicarp train` resumes from its last checkpoint). Each run's wall and CPU
 seconds (`getrusage(RUSAGE_CHILDREN)` deltas, user + system) of training and of evaluation are kept in
@@ -45,6 +48,7 @@ from magicarp_nb.batch_study import (  # noqa: E402
     plot_batch_size,
     rule_comparison,
     run_name,
+    saved_records,
     summary_rows,
 )
 from magicarp_nb.checkpoints import latest_checkpoint, read_train_state  # noqa: E402
@@ -95,6 +99,10 @@ def do_run(a, B: int, rule: str, seed: int) -> dict:
     lr = lr_for(rule, B)
     micro = a.microbatch_size if B > a.microbatch_size else None
     run = Path(a.runs_root) / run_name(B, lr, seed)
+    if run.name in a.saved and not run.exists():
+        print(f"[{time.strftime('%H:%M:%S')}] {run.name}: its row of the saved table (no run folder here)", flush=True)
+        a.reused.append(run.name)
+        return a.saved[run.name]
     timing_file = run / "study_timing.json"
     overrides = [f"seed={seed}", f"train.batch_size={B}", f"train.lr={lr:.6g}"]
     overrides += [f"microbatch_size={micro}"] if micro else []
@@ -146,12 +154,19 @@ def main():
     ap.add_argument("--microbatch-size", type=int, default=32, help="pairs per encoder forward when B exceeds it")
     ap.add_argument("--runs-root", default=str(ROOT / "runs" / "batch-size"))
     ap.add_argument("--out", default=str(ROOT / "nbs" / "study" / "batch"))
+    ap.add_argument("--reuse-saved", action="store_true",
+                    help="a run with no folder here is taken from the saved batch.csv in --out")  # fmt: skip
     ap.add_argument("--note", default=None, help="a note kept in study.json (default: the note saved there before)")
     a = ap.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     meta_file = out / "study.json"
     old = json.loads(meta_file.read_text()) if meta_file.exists() else {}
+    saved_table = out / "batch.csv"
+    if a.reuse_saved and not saved_table.exists():
+        raise SystemExit(f"--reuse-saved: no saved table {saved_table}")
+    a.saved = saved_records(pd.read_csv(saved_table)) if a.reuse_saved else {}
+    a.reused = []
     t0 = time.time()
     records = []
 
@@ -169,6 +184,7 @@ def main():
         cfg = load_config(a.preset)
         started, finished = ([r["facts"][k] for r in records if r["facts"][k]] for k in ("started", "finished"))
         command = f"nice -n {os.nice(0)} env OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')} .venv/bin/python "
+        trained_here = {r["facts"]["run"] for r in records if r["facts"]["run"] not in a.reused}
         meta = {
             "command": command + "benchmarks/batch_size.py " + shlex.join(sys.argv[1:]),
             "preset": a.preset,
@@ -195,6 +211,7 @@ def main():
             # from the first run's start to the last run's end, whichever invocations (an interrupted one included)
             "wall_seconds_span": round(max(finished) - min(started)) if started else None,
             "train_cpu_seconds_total": round(sum(r["facts"]["train_cpu_s"] for r in records), 1),
+            "rows_from_saved_table": sorted(set(a.reused) | set(old.get("rows_from_saved_table", [])) - trained_here),
             "note": a.note if a.note is not None else old.get("note", ""),
         }
         meta_file.write_text(json.dumps(meta, indent=1))

@@ -11,8 +11,9 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 # %% auto #0
-__all__ = ['BASE_LR', 'BASE_BATCH', 'LR_RULES', 'RETRIEVAL', 'IR', 'REPORT', 'PANELS', 'lr_for', 'run_name', 'model_metrics',
-           'summary_rows', 'mean_r1', 'rule_comparison', 'report_table', 'plot_batch_size']
+__all__ = ['BASE_LR', 'BASE_BATCH', 'LR_RULES', 'RETRIEVAL', 'IR', 'COUNTS', 'REPORT', 'PANELS', 'lr_for', 'run_name',
+           'model_metrics', 'summary_rows', 'saved_records', 'mean_r1', 'rule_comparison', 'report_table',
+           'plot_batch_size']
 
 # %% ../nbs/14b_batch_size.ipynb #c006
 BASE_LR, BASE_BATCH = 2e-5, 32  # the carp-minilm preset's rate and batch size
@@ -59,6 +60,30 @@ def summary_rows(records: list, winner: str | None = None) -> list:
         ft = model_metrics(r["summary"], "fine-tuned")
         rows.append({"model": "fine-tuned", **r["facts"], "in_sweep": r["facts"]["rule"] == winner, **ft})
     return rows
+
+# %% ../nbs/14b_batch_size.ipynb #c010c
+COUNTS = ["batch_size", "microbatch_size", "seed", "steps", "train_attempts"]  # integers a CSV reads as floats
+
+
+def saved_records(table: pd.DataFrame) -> dict:
+    "A saved study table (`batch.csv`) → `{run name: {'facts': ..., 'summary': ...}}`: the records that made it."
+    measures = [*RETRIEVAL, *(f"{a}_{k}" for a in ("reviews_ask", "passages_ask") for k in IR)]
+    zs = table[table["model"] == "zero-shot"]
+    if len(zs) != 1:
+        raise ValueError(f"a saved study table has one zero-shot row, this one {len(zs)}")
+
+    def model(row):
+        ir = {a: {k: float(row[f"{a}_{k}"]) for k in IR} for a in ("reviews_ask", "passages_ask")}
+        return {"retrieval": {k: float(row[k]) for k in RETRIEVAL}, "ir": ir}
+
+    skip = {"model", "in_sweep", "zero_shot_spread", *measures}
+    out = {}
+    for _, row in table[table["model"] == "fine-tuned"].iterrows():
+        facts = {k: (v.item() if hasattr(v, "item") else v) for k, v in row.items() if k not in skip}
+        facts |= {k: int(facts[k]) for k in COUNTS if k in facts and pd.notna(facts[k])}
+        summary = {"models": {"zero-shot": model(zs.iloc[0]), "fine-tuned": model(row)}}
+        out[row["run"]] = {"facts": facts, "summary": summary}
+    return out
 
 # %% ../nbs/14b_batch_size.ipynb #c012
 def mean_r1(metrics) -> float:
