@@ -10,10 +10,11 @@ finished run is not trained or evaluated again, an interrupted one resumes).
 
 - `two-epochs`: `train.epochs=2`.
 - `mined`: one hard negative per pair, mined by the study's B = 256 run (`magicarp mine RUN`, the hardest review
-  below 0.95 x the positive's cosine), InfoNCE over the batch and the negatives.
+  below 0.95 x the positive's cosine), InfoNCE over the batch and the negatives. `--teacher-run zero-shot` mines
+  with the untrained tower instead (`magicarp mine zero-shot carp-minilm`), as `14_carp` did at B = 32.
 - `mined-mse`: the same table's cosines (`positive_score`, `negative_scores`) as a teacher: Margin-MSE
   (`objective.name=margin_mse data.score_columns=[positive_score,negative_scores]`), distilling the fine-tuned
-  run into zero-shot MiniLM.
+  run into zero-shot MiniLM (refused with `--teacher-run zero-shot`: the student would start as its teacher).
 
 Writes `levers.csv` into `--out`: the study's B = 32 and B = 256 rows (from its `batch.csv`) and one row per lever,
 with the held-out R@1 both ways, MRR, nDCG@10 and the CPU seconds of mining, training and evaluation.
@@ -44,46 +45,53 @@ COLUMNS = ["p2r_r1", "r2p_r1", "p2r_r10", "r2p_r10", "mrr", "reviews_ask_ndcg@10
 
 def mine(a) -> tuple[list, dict]:
     "The mined table's overrides (mining it first, unless done) and the mining's wall and CPU seconds."
-    table = Path(a.runs_root) / "mined-b256"
-    timing_file = Path(a.runs_root) / "mined-b256.timing.json"
+    name = "mined-zero-shot" if a.teacher_run == "zero-shot" else "mined-b256"
+    table, timing_file = Path(a.runs_root) / name, Path(a.runs_root) / f"{name}.timing.json"
     if not (table / "mining.json").exists():
         print(f"[{time.strftime('%H:%M:%S')}] mining {table} with {a.teacher_run}", flush=True)
+        source = ["zero-shot", "carp-minilm"] if a.teacher_run == "zero-shot" else [a.teacher_run]
         cmd = [
             str(BIN / "magicarp"),
             "mine",
-            a.teacher_run,
+            *source,
             "--out",
             str(table),
             "--relative-margin",
             "0.05",
             "--force",
         ]
-        timing_file.write_text(json.dumps(timed(cmd, Path(a.runs_root) / "mined-b256.log")))
+        timing_file.write_text(json.dumps(timed(cmd, Path(a.runs_root) / f"{name}.log")))
     record = json.loads((table / "mining.json").read_text())
     return record["overrides"], json.loads(timing_file.read_text()) if timing_file.exists() else {}
+
+
+def miner(a) -> str:
+    "Who mined the table: `zero-shot` or the teacher run's folder name."
+    return "zero-shot" if a.teacher_run == "zero-shot" else Path(a.teacher_run).name
 
 
 def lever(a, name: str) -> dict:
     "Train (unless finished) and evaluate (unless evaluated) one lever's run; its row of the table."
     extra, reads_table = LEVERS[name]
     table_overrides, mining = mine(a) if reads_table else ([], {})
-    run = Path(a.runs_root) / name
+    label = f"{name}-zero-shot" if reads_table and a.teacher_run == "zero-shot" else name
+    run = Path(a.runs_root) / label
     timing_file = run / "study_timing.json"
     timing = json.loads(timing_file.read_text()) if timing_file.exists() else {"train": [], "eval": []}
     if trained(run) is None:
         run.mkdir(parents=True, exist_ok=True)
-        print(f"[{time.strftime('%H:%M:%S')}] training {name}", flush=True)
+        print(f"[{time.strftime('%H:%M:%S')}] training {label}", flush=True)
         cmd = [str(BIN / "magicarp"), "train", "carp-minilm", *BASE, *table_overrides, *extra, "--run-dir", str(run)]
         timing["train"].append(timed(cmd, run / "study_train.log"))
         timing_file.write_text(json.dumps(timing, indent=1))
     if not (run / "eval" / "summary.json").exists():
-        print(f"[{time.strftime('%H:%M:%S')}] evaluating {name}", flush=True)
+        print(f"[{time.strftime('%H:%M:%S')}] evaluating {label}", flush=True)
         timing["eval"].append(timed([str(BIN / "magicarp"), "eval", str(run)], run / "study_eval.log"))
         timing_file.write_text(json.dumps(timing, indent=1))
     got = model_metrics(json.loads((run / "eval" / "summary.json").read_text()), "fine-tuned")
     return {
-        "lever": name,
-        "overrides": " ".join([*BASE, *extra] + (["<mined table>"] if reads_table else [])),
+        "lever": label,
+        "overrides": " ".join([*BASE, *extra] + ([f"<table mined by {miner(a)}>"] if reads_table else [])),
         "steps": trained(run),
         "mine_cpu_s": mining.get("cpu_s", 0.0),
         "train_cpu_s": round(sum(t["cpu_s"] for t in timing["train"]), 1),
@@ -96,10 +104,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--levers", nargs="+", default=list(LEVERS), choices=list(LEVERS))
     ap.add_argument("--runs-root", default=str(ROOT / "runs" / "carp-levers"))
-    ap.add_argument("--teacher-run", default=str(ROOT / "runs" / "batch-size" / "b0256_lr0.00016_s12"))
+    ap.add_argument("--teacher-run", default=str(ROOT / "runs" / "batch-size" / "b0256_lr0.00016_s12"),
+                    help="the run that mines the negatives, or zero-shot")  # fmt: skip
     ap.add_argument("--study", default=str(ROOT / "nbs" / "study" / "batch" / "batch.csv"))
     ap.add_argument("--out", default=str(ROOT / "nbs" / "study" / "levers"))
     a = ap.parse_args()
+    if a.teacher_run == "zero-shot" and "mined-mse" in a.levers:
+        raise SystemExit("--levers mined-mse: a zero-shot --teacher-run would distil MiniLM into itself")
     Path(a.runs_root).mkdir(parents=True, exist_ok=True)
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)

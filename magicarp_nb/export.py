@@ -16,6 +16,7 @@ from .carp import load_carp
 from .carp_eval import carp_checkpoint
 from .checkpoints import read_train_state, recorded_sha256
 from .encoders import DirectProjection
+from .mixing import parse_source
 from .runfiles import LOCK_NAME, atomic_write, check_out_folder, run_lock
 
 # %% auto #0
@@ -90,6 +91,17 @@ def sentence_transformers_model(
     st = SentenceTransformer(modules=modules, device="cpu", prompts=prompts, default_prompt_name=default)
     return st, routes
 
+# %% ../nbs/18c_export.ipynb #c006z
+def _data_line(cfg, columns: str = "") -> str:
+    "The card's data line: the pipeline and its source, or each of `data.sources` and how batches draw from them."
+    if not cfg.data.sources:
+        source = f", source `{cfg.data.source}`" if cfg.data.source else ""
+        return f"- Data: pipeline `{cfg.data.pipeline}`{source}{columns}"
+    order = f" ({cfg.data.source_order})" if cfg.data.batch_sampler == "same_source" else ""
+    sources = ", ".join(f"`{s}`" for s in cfg.data.sources)
+    batches = f"{cfg.data.batch_sampler} batches{order}"
+    return f"- Data: sources {sources} (`data.sources`, weights after `*`), {batches}{columns}"
+
 # %% ../nbs/18c_export.ipynb #c007
 def _step(ck: Path) -> int:
     return read_train_state(ck).global_step
@@ -119,7 +131,7 @@ def _card(run: Path, ck: Path, cfg, sides: tuple, routes: dict, prompts: dict) -
     final = {k: v for k, v in final.items() if k.startswith("eval_")} if final.get("step") == _step(ck) else {}
     columns = (
         f", passages `{cfg.data.passage_column}`, reviews `{cfg.data.review_column}`"
-        if cfg.data.pipeline == "table"
+        if cfg.data.pipeline == "table" or any(parse_source(x)[0] == "table" for x in cfg.data.sources)
         else ""
     )
     chains = {task: " → ".join(type(m).__name__ for m in mods) for task, mods in routes.items()}
@@ -138,7 +150,7 @@ def _card(run: Path, ck: Path, cfg, sides: tuple, routes: dict, prompts: dict) -
         f"model = SentenceTransformer({'PATH'!r})  # this folder", *_usage(sides, prompts), "```", "",
         f"- Modules: {chain}",
         f"- Prompts: {', '.join(f'{t} {p!r}' for t, p in prompts.items()) if any(prompts.values()) else 'none'}",
-        f"- Data: pipeline `{cfg.data.pipeline}`{f', source `{cfg.data.source}`' if cfg.data.source else ''}{columns}",
+        _data_line(cfg, columns),
         f"- Objective: `{cfg.objective.name}`; backbone `{cfg.encoder.backbone}`, pooling `{cfg.encoder.pooling}`, "
         f"projection `{cfg.encoder.projection}`, max length {cfg.encoder.max_length}",
         f"- Training: {cfg.train.epochs} epoch(s) of batches of {cfg.train.batch_size}, lr {cfg.train.lr}, "
