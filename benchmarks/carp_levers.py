@@ -119,7 +119,8 @@ def main():
     rows = [
         {
             "lever": f"study B={int(r['batch_size'])}",
-            "overrides": f"seed=12 train.batch_size={int(r['batch_size'])} train.lr={r['lr']:g}",
+            "overrides": f"seed=12 train.batch_size={int(r['batch_size'])} train.lr={r['lr']:g}"
+            + (f" microbatch_size={int(r['microbatch_size'])}" if r["microbatch_size"] < r["batch_size"] else ""),
             "steps": int(r["steps"]),
             "mine_cpu_s": 0.0,
             "train_cpu_s": r["train_cpu_s"],
