@@ -100,6 +100,10 @@ def do_run(a, B: int, rule: str, seed: int) -> dict:
     micro = a.microbatch_size if B > a.microbatch_size else None
     run = Path(a.runs_root) / run_name(B, lr, seed)
     if run.name in a.saved and not run.exists():
+        saved_micro = a.saved[run.name]["facts"]["microbatch_size"]
+        if saved_micro != (micro or B):
+            raise SystemExit(f"--reuse-saved: {run.name} in {Path(a.out) / 'batch.csv'} has microbatch_size="
+                             f"{saved_micro}, this sweep {micro or B}: train it without --reuse-saved")  # fmt: skip
         print(f"[{time.strftime('%H:%M:%S')}] {run.name}: its row of the saved table (no run folder here)", flush=True)
         a.reused.append(run.name)
         return a.saved[run.name]
@@ -141,6 +145,18 @@ def do_run(a, B: int, rule: str, seed: int) -> dict:
     return {"facts": facts, "summary": summary}
 
 
+def saved_rows(a, table: Path, meta_file: Path, old: dict) -> dict:
+    "`--reuse-saved`: the saved table's records by run name, refused unless it is this preset's study table."
+    if not table.exists():
+        raise SystemExit(f"--reuse-saved: no saved table {table}")
+    if old.get("preset", a.preset) != a.preset:
+        raise SystemExit(f"--reuse-saved: {meta_file} records preset {old['preset']}, not --preset {a.preset}")
+    try:
+        return saved_records(pd.read_csv(table))
+    except (KeyError, ValueError) as e:
+        raise SystemExit(f"--reuse-saved: {table} is not a study table: {e}") from None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--preset", default="carp-minilm")
@@ -162,10 +178,7 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     meta_file = out / "study.json"
     old = json.loads(meta_file.read_text()) if meta_file.exists() else {}
-    saved_table = out / "batch.csv"
-    if a.reuse_saved and not saved_table.exists():
-        raise SystemExit(f"--reuse-saved: no saved table {saved_table}")
-    a.saved = saved_records(pd.read_csv(saved_table)) if a.reuse_saved else {}
+    a.saved = saved_rows(a, out / "batch.csv", meta_file, old) if a.reuse_saved else {}
     a.reused = []
     t0 = time.time()
     records = []

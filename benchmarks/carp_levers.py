@@ -43,13 +43,18 @@ LEVERS = {  # name -> (overrides, reads the mined table)
 COLUMNS = ["p2r_r1", "r2p_r1", "p2r_r10", "r2p_r10", "mrr", "reviews_ask_ndcg@10", "passages_ask_ndcg@10"]
 
 
+def miner(a) -> str:
+    "Who mined the table: `zero-shot` or the teacher run's folder name."
+    return "zero-shot" if a.teacher_run == "zero-shot" else Path(a.teacher_run).name
+
+
 def mine(a) -> tuple[list, dict]:
     "The mined table's overrides (mining it first, unless done) and the mining's wall and CPU seconds."
-    name = "mined-zero-shot" if a.teacher_run == "zero-shot" else "mined-b256"
+    name = f"mined-{miner(a)}"
     table, timing_file = Path(a.runs_root) / name, Path(a.runs_root) / f"{name}.timing.json"
     if not (table / "mining.json").exists():
         print(f"[{time.strftime('%H:%M:%S')}] mining {table} with {a.teacher_run}", flush=True)
-        source = ["zero-shot", "carp-minilm"] if a.teacher_run == "zero-shot" else [a.teacher_run]
+        source = ["zero-shot", "carp-minilm"] if miner(a) == "zero-shot" else [a.teacher_run]
         cmd = [
             str(BIN / "magicarp"),
             "mine",
@@ -65,16 +70,11 @@ def mine(a) -> tuple[list, dict]:
     return record["overrides"], json.loads(timing_file.read_text()) if timing_file.exists() else {}
 
 
-def miner(a) -> str:
-    "Who mined the table: `zero-shot` or the teacher run's folder name."
-    return "zero-shot" if a.teacher_run == "zero-shot" else Path(a.teacher_run).name
-
-
 def lever(a, name: str) -> dict:
     "Train (unless finished) and evaluate (unless evaluated) one lever's run; its row of the table."
     extra, reads_table = LEVERS[name]
     table_overrides, mining = mine(a) if reads_table else ([], {})
-    label = f"{name}-zero-shot" if reads_table and a.teacher_run == "zero-shot" else name
+    label = f"{name}-zero-shot" if reads_table and miner(a) == "zero-shot" else name
     run = Path(a.runs_root) / label
     timing_file = run / "study_timing.json"
     timing = json.loads(timing_file.read_text()) if timing_file.exists() else {"train": [], "eval": []}
@@ -109,7 +109,7 @@ def main():
     ap.add_argument("--study", default=str(ROOT / "nbs" / "study" / "batch" / "batch.csv"))
     ap.add_argument("--out", default=str(ROOT / "nbs" / "study" / "levers"))
     a = ap.parse_args()
-    if a.teacher_run == "zero-shot" and "mined-mse" in a.levers:
+    if miner(a) == "zero-shot" and "mined-mse" in a.levers:
         raise SystemExit("--levers mined-mse: a zero-shot --teacher-run would distil MiniLM into itself")
     Path(a.runs_root).mkdir(parents=True, exist_ok=True)
     out = Path(a.out)
