@@ -10,7 +10,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 
 PORTABLE := 08_trainer or 09_collapse or 09b_measures or 11_objectives or 11c_distillation or 12_gradcache or 14_carp or 20_clm or 21_collect
 
-.PHONY: help setup train test pytest test-portable test-all export check-export clean check-clean outputs docs docs-check readme style layout
+.PHONY: help setup train test pytest test-portable test-all time-suite export check-export clean check-clean outputs docs docs-check readme style layout
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -27,17 +27,23 @@ train: setup  ## the main job: train the clm-tiny preset with SEED (default 12) 
 	mkdir -p $(RUN)
 	$(BIN)/papermill nbs/run_train.ipynb $(RUN)/run_train.ipynb -p seed $(SEED) -p run_dir $(RUN)
 
+# Tests run two notebooks at a time, one torch thread each: two OpenMP teams on two cores stall on each other.
+TEST_ENV := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+
 test: setup  ## run every notebook as a test with nbdev's runner (nbdev_test, 2 workers; cells flagged slow skipped)
-	$(BIN)/nbdev_test --n_workers 2 --timing --skip_file_re '^([_.]|run_)'
+	$(TEST_ENV) $(BIN)/nbdev_test --n_workers 2 --timing --skip_file_re '^([_.]|run_)'
 
 pytest: setup  ## the same notebooks as pytest cases (a summary line; select with ARGS="-k 20_clm")
 	$(BIN)/pytest -n 2 -q tests/ $(ARGS)
 
 test-portable: setup  ## the numerics-sensitive notebooks again on torch's portable kernels (a tolerance that holds on one CPU only fails here)
-	ATEN_CPU_CAPABILITY=default $(BIN)/pytest -n 2 -q tests/test_notebooks.py -k "$(PORTABLE)"
+	$(TEST_ENV) ATEN_CPU_CAPABILITY=default $(BIN)/pytest -n 2 -q tests/test_notebooks.py -k "$(PORTABLE)"
 
 test-all: setup  ## the tests including cells flagged slow
-	$(BIN)/nbdev_test --n_workers 2 --timing --flags slow --skip_file_re '^([_.]|run_)'
+	$(TEST_ENV) $(BIN)/nbdev_test --n_workers 2 --timing --flags slow --skip_file_re '^([_.]|run_)'
+
+time-suite: setup  ## time every cell of the suite as `make test` runs it (FLAGS=slow for test-all's cells): notebooks, then the slowest cells; all cells in build/suite-cells.csv
+	$(TEST_ENV) $(BIN)/python tools/time_suite.py --workers 2 $(if $(FLAGS),--flags $(FLAGS))
 
 export: setup  ## regenerate magicarp_nb/*.py from the notebooks
 	$(BIN)/nbdev_export

@@ -22,6 +22,13 @@ Numbered notebooks `nbs/NN_name.ipynb` each open with a `#| default_exp <module>
 6. No tracked file names the folder `shared` beside the repository, that its data were first copied from (a
    path of `../` steps, any number, then `shared`): a clone has nothing beside it, so what the project needs
    is committed in it.
+7. Every printed result is shown: a code cell of a numbered notebook or `index.ipynb` that prints (a `print(` or
+   `display(` call outside a function body) or ends in an expression whose value the notebook displays (a name,
+   an attribute, a subscript, a comparison...) has saved outputs, which the docs show. Exported and hidden cells
+   and cells not run (`#| eval: false`) are exempt. `make outputs` (or one notebook through `jupyter nbconvert
+   --execute --inplace`) saves them.
+8. A cell flagged `#| slow` (skipped by `make test`, run by `make test-all`) says why on the line after its
+   directives: `# slow: <reason>`.
 
     python tools/check_layout.py             # module-size table, then violations; exit 1 if any
     python tools/check_layout.py --quiet     # violations only
@@ -53,6 +60,57 @@ def code_cells(path):
     "(index, id, source) of each code cell."
     cells = json.loads(path.read_text())["cells"]
     return [(i, c.get("id", "?"), "".join(c["source"])) for i, c in enumerate(cells) if c["cell_type"] == "code"]
+
+
+DIRECTIVE = re.compile(r"^#\|\s*([\w-]+):?\s*(.*)$")
+SHOWN = (ast.Name, ast.Attribute, ast.Subscript, ast.Compare, ast.BinOp, ast.Tuple, ast.JoinedStr, ast.List, ast.Dict)
+
+
+def directives(src):
+    "The cell's `#|` directives, name -> value, and the index of its first other line."
+    found, lines = {}, src.splitlines()
+    i = 0
+    while i < len(lines) and (DIRECTIVE.match(lines[i].strip()) or not lines[i].strip()):
+        if m := DIRECTIVE.match(lines[i].strip()):
+            found[m[1]] = m[2].strip()
+        i += 1
+    return found, lines[i:]
+
+
+def top_level(tree):
+    "The nodes of a cell outside function and class bodies."
+    todo = list(ast.iter_child_nodes(tree))
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(node))
+
+
+def prints(tree):
+    "Whether a cell prints or displays a value when run."
+    calls = {n.func.id for n in top_level(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    last = tree.body[-1] if tree.body else None
+    return bool(calls & {"print", "display"}) or (isinstance(last, ast.Expr) and isinstance(last.value, SHOWN))
+
+
+def check_shown(path, problems):
+    "Rules 7 and 8 for one notebook."
+    for i, c in enumerate(json.loads(path.read_text())["cells"]):
+        if c["cell_type"] != "code":
+            continue
+        src, where = "".join(c["source"]), f"nbs/{path.name} cell {i} ({c.get('id', '?')})"
+        flags, rest = directives(src)
+        if "slow" in flags and not (rest and rest[0].startswith("# slow: ") and len(rest[0]) > 12):
+            problems.append(f"{where}: flagged slow without its reason on the next line (# slow: <reason>)")
+        if {"export", "exports", "exporti", "hide"} & set(flags) or flags.get("eval") == "false":
+            continue
+        try:
+            tree = parse_cell(src)
+        except SyntaxError:
+            continue  # rule 1 reports it
+        if prints(tree) and not c.get("outputs"):
+            problems.append(f"{where}: prints but has no saved output, so the docs show none (make outputs)")
 
 
 def parse_cell(src):
@@ -231,6 +289,9 @@ def run_checks(root):
     check_outside(root, problems)
     owner, cells = layers(root, problems)
     check_notebooks(owner, cells, problems)
+    for nb in sorted((root / "nbs").glob("*.ipynb")):
+        if NUMBERED.match(nb.name) or nb.name == "index.ipynb":
+            check_shown(nb, problems)
     graph, sizes = {}, []
     for path in sorted((root / PKG).glob("*.py")):
         if path.name in ("__init__.py", "_modidx.py"):
@@ -252,13 +313,24 @@ def self_test():
     "Check each rule on a small made-up repository: every violation expected, none other, and the sizes."
 
     def cells(*srcs):
-        return json.dumps({"cells": [{"cell_type": "code", "id": f"c{i}", "source": s} for i, s in enumerate(srcs)]})
+        made = [s if isinstance(s, dict) else {"source": s} for s in srcs]
+        return json.dumps({"cells": [{"cell_type": "code", "id": f"c{i}", **s} for i, s in enumerate(made)]})
 
     files = {
         "nbs/00_base.ipynb": cells("#| default_exp base", "#| export\nfrom magicarp_nb.top import f", "x = 1\n" * 61),
         "nbs/01_mid.ipynb": cells("#|default_exp mid", "from magicarp_nb.base import g\nimport magicarp_nb.mid as M"),
         "nbs/02_top.ipynb": cells("#| default_exp top", "%%time\n!ls\nfrom magicarp_nb import mid, ghost", "def f(:"),
         "nbs/03_end.ipynb": cells("#| default_exp end", "#| hide\n" + "y = 2\n" * 59 + "from . import top"),
+        "nbs/04_show.ipynb": cells(
+            "#| default_exp show",
+            "for i in range(2):\n    print(i)",
+            "def f():\n    print(1)\n\nf",
+            {"source": "print(2)", "outputs": [{"output_type": "stream", "text": "2"}]},
+            "#| hide\nprint(3)",
+            "#| slow\nx = 1",
+            "#| slow\n# slow: a whole epoch of a real model\ny = 1\ny == 1 or print(y)",
+            "#| export\ndef g():\n    print(4)",
+        ),
         "nbs/run_all.ipynb": cells("from magicarp_nb.end import f\n" + "z = 3\n" * 61),
         "magicarp_nb/base.py": "from .top import f\n\ndef g():\n    # late import: heavy\n    import numpy\n",
         "magicarp_nb/mid.py": "def h():\n    import json\n    from magicarp_nb.base import g  # late import: no\n",
@@ -277,6 +349,10 @@ def self_test():
         "magicarp_nb/mid.py:3 in h(): package import inside a function",
         "import cycle: base -> top -> base",
         "README.md:2: names ../../" + "shared, outside the repository",
+        "nbs/04_show.ipynb cell 1 (c1): prints but has no saved output",
+        "nbs/04_show.ipynb cell 2 (c2): prints but has no saved output",
+        "nbs/04_show.ipynb cell 5 (c5): flagged slow without its reason",
+        "nbs/04_show.ipynb cell 6 (c6): prints but has no saved output",
     ]
     with tempfile.TemporaryDirectory() as tmp:
         for name, text in files.items():
