@@ -14,7 +14,6 @@ from pathlib import Path
 import matplotlib
 import matplotlib.pyplot as plt
 import pandas as pd
-import seaborn as sns
 import yaml
 
 from .analyze import EXTRA_COLUMNS, PAPER_COLUMNS
@@ -149,7 +148,7 @@ def _finish_panels(fig, axes, used: int) -> None:
         axes.flat[0].get_legend().remove()
         fig.legend(handles, labels, loc="center right", fontsize=8, frameon=False)
 
-# %% ../nbs/30_figures.ipynb #c012
+# %% ../nbs/30_figures.ipynb #c012a
 PAPER = "Wu & Papyan 2024"
 "How a cloud of the published table (`load_reference`) is labelled: Linguistic Collapse, arXiv 2405.17767."
 TOKENIZER_NOTE = (
@@ -165,7 +164,7 @@ def _trajectories(ax, history: pd.DataFrame, target: str, col: str, palette: dic
             ax.plot(run[target], run[col], color=palette.get(run["width"].iloc[0], "0.4"), lw=0.8, alpha=0.7,
                     marker=".", ms=3, zorder=1)  # fmt: skip
 
-
+# %% ../nbs/30_figures.ipynb #c012
 def plot_nc_vs_loss(
     df: pd.DataFrame,  # `final_rows` of the analysis CSV
     columns=None,  # measures to plot (default `MEASURES` present in df)
@@ -179,6 +178,8 @@ def plot_nc_vs_loss(
     reference_label: str = PAPER,
 ):
     "One panel per measure against validation loss, coloured by width and marked by depth."
+    import seaborn as sns  # late import: seaborn (~0.2 s) is needed only when a figure is drawn
+
     columns = [c for c in (columns or MEASURES) if c in df and df[c].notna().any()]
     if reference is not None and settings is not None and settings.dist_exp != 2 and "cdnv" in columns:
         warnings.warn(f"the published cdnv uses dist_exp=2, these runs' dist_exp={settings.dist_exp:g}: the cdnv "
@@ -267,6 +268,8 @@ def plot_seeds(
     settings: MeasureSettings | None = None,  # the analysis' measure settings (units)
 ):
     "The seeds of one architecture side by side: one bar per seed and measure (and validation loss)."
+    import seaborn as sns  # late import: seaborn (~0.2 s) is needed only when a figure is drawn
+
     sub = df[(df["depth"] == depth) & (df["width"] == width)].sort_values("seed")
     if sub.empty:
         raise ValueError(f"no runs of depth {depth} and width {width}")
@@ -346,6 +349,8 @@ def plot_layers(
     settings: MeasureSettings | None = None,  # the analysis' measure settings (units)
 ):
     "One panel per measure against the layer (0: embeddings; the last: the LM head's input), a line per model."
+    import seaborn as sns  # late import: seaborn (~0.2 s) is needed only when a figure is drawn
+
     df = df.dropna(subset=["layer"]).copy()
     df["run"] = df["model"].str.split("@").str[:2].str.join("@")
     if {"hits", "misses"} <= set(df):

@@ -9,9 +9,6 @@ import math
 
 import numpy as np
 import torch
-from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import f1_score
-from sklearn.model_selection import train_test_split
 
 # %% auto #0
 __all__ = ['module_labels', 'encode_labels', 'fit_probe', 'linear_probe']
@@ -47,6 +44,9 @@ def fit_probe(
     C: float = 1.0,  # inverse L2 strength of the logistic regression
 ) -> tuple:
     "`(classifier, train_idx, test_idx)`: a multinomial logistic regression fitted on the train part."
+    from sklearn.linear_model import LogisticRegression  # late import: scikit-learn takes ~0.4 s to import
+    from sklearn.model_selection import train_test_split  # late import: scikit-learn, as above
+
     X, y = _numpy(X), np.asarray(y)
     if len(X) != len(y):
         raise ValueError(f"{len(X)} embeddings but {len(y)} labels")
@@ -72,6 +72,8 @@ def linear_probe(
     seed: int = 0,  # seed of the split
 ) -> dict:
     "Held-out `accuracy`, `macro_f1` and `baseline` (the train part's majority class) of a linear probe."
+    from sklearn.metrics import f1_score  # late import: scikit-learn takes ~0.4 s to import
+
     clf, tr, te = fit_probe(X, y, test_size, seed)
     X, y = _numpy(X), np.asarray(y)
     pred = clf.predict(X[te])

@@ -11,7 +11,6 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
-from sklearn.decomposition import PCA
 
 from .runfiles import atomic_write
 
@@ -27,6 +26,8 @@ def project_2d(
     n_neighbors: int = 15,  # UMAP's neighbourhood size (capped at the number of points - 1)
 ) -> tuple[np.ndarray, np.ndarray]:
     "`(Zp, Zr)`: 2-D coordinates of passages and reviews from one projection fitted on both."
+    from sklearn.decomposition import PCA  # late import: scikit-learn takes ~0.4 s to import
+
     X = torch.cat([torch.as_tensor(P).float(), torch.as_tensor(R).float()]).numpy()
     if method == "pca":
         Z = PCA(n_components=2, svd_solver="full", random_state=seed).fit_transform(X)
@@ -102,6 +103,8 @@ def sphere_coordinates(
     seed: int = 0,  # the PCA's seed
 ) -> tuple[np.ndarray, np.ndarray]:
     "`(Sp, Sr)`: (azimuth, elevation) in degrees of each point's 3-D PCA projection (fitted on both), on the sphere."
+    from sklearn.decomposition import PCA  # late import: scikit-learn takes ~0.4 s to import
+
     X = torch.cat([torch.as_tensor(P).float(), torch.as_tensor(R).float()]).numpy()
     Z = PCA(n_components=3, svd_solver="full", random_state=seed).fit_transform(X)
     U = Z / np.linalg.norm(Z, axis=1, keepdims=True).clip(min=1e-12)
