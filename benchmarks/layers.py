@@ -20,7 +20,7 @@ from transformers import GPTNeoForCausalLM
 from magicarp_nb.clm import neo_config
 from magicarp_nb.collect import PassSettings, StatsTarget, collect_stats
 from magicarp_nb.config import CLMModelConfig
-from magicarp_nb.runfiles import stats_path
+from magicarp_nb.stats_files import stats_path
 
 
 def model_of(depth, width, vocab=4096, ctx=128):

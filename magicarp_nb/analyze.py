@@ -21,9 +21,11 @@ from .clm import load_clm
 from .collapse import AgreementStats, CollapseStats, StatsFileError, stats_info
 from .measures import MEASURES, NC_COLUMNS, MeasureSettings, measure_columns, nc_row
 from .run_names import paper_axes, parse_run_name
-from .runfiles import atomic_write, parse_stats_name, run_lock
+from .runfiles import atomic_write, check_out_file, run_lock
+from .stats_files import parse_stats_name
 from .checkpoints import CheckpointError, list_checkpoints, read_json, recorded_sha256, verify_checkpoint
-from .runfiles import checkpoint_step, partial_path, stats_path, stats_shards
+from .runfiles import checkpoint_step
+from .stats_files import partial_path, stats_path, stats_shards
 from .runtime import resolve_device
 
 # %% auto #0
@@ -120,8 +122,13 @@ class StaleStatsError(ValueError):
 
 
 def check_weights(entry: dict) -> None:
-    "Refuse statistics whose `weights_sha256` is not the checkpoint's (its manifest's hash: no file is read)."
+    """Refuse statistics whose `checkpoint` (their own metadata) is not the checkpoint their name gives, or whose
+    `weights_sha256` is not the checkpoint's (its manifest's hash: no weights are read)."""
     ck = entry["checkpoint"]
+    said = stats_info(entry["train"])["meta"].get("checkpoint")  # what the file says it is, not what it is called
+    if said is not None and said != ck.name:
+        raise StatsFileError(f"{entry['train']} is named for {ck.name}, but its metadata says it was collected from "
+                             f"{said}: a copy under another name is not analysed; remove it")  # fmt: skip
     if not (ck / "model.safetensors").exists():
         return  # the checkpoint was deleted (to save disk), or a collect_model folder: the statistics stand alone
     try:
@@ -270,7 +277,7 @@ def _settings(settings: MeasureSettings | None, **fields) -> MeasureSettings:
 
 def analyze(
     experiment_dir,  # runs/<experiment>, a collect_model folder, a glob, or a list of these
-    out_csv=None,  # default <experiment_dir>/analysis.csv (required for several experiments)
+    out_csv=None,  # default <experiment_dir>/analysis.csv (required for several experiments); in no run
     min_per_class: int | None = None,  # these six: fields of `settings` (None: `MeasureSettings`' default)
     max_per_class: int | None = None,
     kernels=None,
@@ -286,7 +293,7 @@ def analyze(
     dirs = experiment_dirs(experiment_dir)
     if out_csv is None and len(dirs) > 1:
         raise ValueError(f"{len(dirs)} experiments ({', '.join(map(str, dirs[:4]))}…) go into one CSV: give out_csv")
-    out_csv = Path(out_csv) if out_csv else dirs[0] / "analysis.csv"
+    out_csv = check_out_file(out_csv, force=True) if out_csv else dirs[0] / "analysis.csv"  # in no run
     settings = _settings(settings, min_per_class=min_per_class, max_per_class=max_per_class, kernels=kernels,
                          dist_exp=dist_exp, tile=tile, groups=groups, device=device)  # fmt: skip
     entries = [e for d in dirs for e in _found_stats(d)]

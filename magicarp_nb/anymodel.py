@@ -20,7 +20,8 @@ from .collect import PassSettings, StatsTarget, checkpoint_blocks, collect_stats
 from .config import TextDataConfig
 from .corpora import corpus_of
 from .data import data_fingerprint, pack_blocks
-from .runfiles import atomic_write, checkpoint_name, run_lock, stats_path
+from .runfiles import atomic_write, check_stats_folder, checkpoint_name, run_lock
+from .stats_files import stats_path
 from .runfiles import write_run_record
 from .checkpoints import recorded_sha256, select_checkpoints, verify_checkpoint
 from .runtime import quiet_transformers, resolve_device
@@ -175,6 +176,7 @@ def collect_model(
         raise ValueError(f"give a corpus (--corpus; only a checkpoint of train_clm brings its own token stream){taken}")
     if corpus is not None and out_dir is None:
         raise ValueError("give out_dir (the --out folder): where the statistics of this model go")
+    out_dir = check_stats_folder(out_dir) if not own_run else out_dir  # never into a run or a checkpoint
     src = verify_checkpoint(src) if own_run else src  # a run's checkpoint is trusted by content, as collect's is
     model, tokenizer, name = load_causal_lm(model, tokenizer)
     model.to(resolve_device(device, "device"))

@@ -28,7 +28,7 @@ from .probe import encode_labels, fit_probe, linear_probe, module_labels
 from .projection import projection_figure, sphere_figure
 from .beir import evaluate_beir, pair_ir, read_beir, write_trec_run
 from .retrieval import encode_texts, retrieval_metrics
-from .runfiles import atomic_write, run_lock
+from .runfiles import atomic_write, check_out_file, check_out_folder, run_lock
 from .checkpoints import read_train_state, recorded_sha256, resolve_checkpoint, verify_checkpoint
 from .runtime import open_trackers, seed_everything, tracker_names
 from .sources import check_text_column, read_dataset
@@ -309,11 +309,13 @@ def sphere_picture(
     checkpoint: str = "last",  # 'last', 'best', a step, or a checkpoint folder name
     split: str = "validation",  # which pairs: 'validation' or 'train'
     min_class_count: int = 10,  # classes with fewer pairs are drawn in grey
-    path=None,  # the PNG (None: `<run>/eval/sphere-<checkpoint>.png`)
+    path=None,  # the PNG (None: `<run>/eval/sphere-<checkpoint>.png`); never in a run or a checkpoint
+    force: bool = False,  # replace the file at `path` when there is one
 ) -> Path:
     "magiCARP's `vis`: a seeded sample of a split's pairs by the run's towers, 2-D PCA beside the 3-D PCA's sphere."
     run = Path(run_dir)
     ck, cfg = carp_checkpoint(run, checkpoint, verify=True)
+    out = check_out_file(path, force=force) if path is not None else run / "eval" / f"sphere-{ck.name}.png"
     ds = getattr(load_pairs_of(cfg.data), split)
     if sample > len(ds):
         warnings.warn(f"sample={sample} but the {split} split has {len(ds)} pairs: all of them are drawn", stacklevel=2)
@@ -324,7 +326,6 @@ def sphere_picture(
         (p_enc, p_prompt), (r_enc, r_prompt) = model.eval().tower("passage"), model.tower("review")
         P = encode_texts(p_enc, tok, part["passage"], max_length, prompt=p_prompt)
         R = encode_texts(r_enc, tok, part["review"], max_length, prompt=r_prompt)
-    out = Path(path) if path is not None else run / "eval" / f"sphere-{ck.name}.png"
     with run_lock(out.parent, f"drawing {out.name}"):  # the eval folder's one writer
         title = f"{run.name}, {ck.name}: {len(part)} {split} pairs (seed {seed})"
         plt.close(sphere_figure(P, R, y, y, classes, title, seed, out))
@@ -388,7 +389,8 @@ def encode_run(
         raise ValueError(f"{ck} was written by another run: its config.yaml is not {run / 'config.yaml'}")
     texts, split, column, what = _encode_texts(cfg, tower, split, source, column)
     name = split if source is None else f"{Path(source).stem}.{split}"
-    out = Path(out_dir) if out_dir is not None else run / "encodings" / ck.name / f"{name}.{column}.{tower}"
+    own = run / "encodings" / ck.name / f"{name}.{column}.{tower}"
+    out = check_out_folder(out_dir, {"the run": run}) if out_dir is not None else own  # never another run's
     model, tok, max_length = load_carp(ck)
     enc, prompt = model.eval().tower(tower)
     prov = {"run": str(run.resolve()), "checkpoint": ck.name, "tower": tower, "source": what, "split": split}

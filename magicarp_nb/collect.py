@@ -21,7 +21,8 @@ from .collapse import AgreementStats, CollapseStats, StatsFileError, check_same_
 from .config import load_config
 from .settings import apply_overrides
 from .data import prepare_text_blocks
-from .runfiles import parse_stats_name, partial_path, run_lock, stats_path, stats_shards
+from .runfiles import run_lock
+from .stats_files import parse_stats_name, partial_path, stats_path, stats_shards
 from .checkpoints import read_json, recorded_sha256, select_checkpoints, verify_checkpoint
 from .distributed import barrier, process_group, rank_of
 from .runtime import resolve_device

@@ -250,7 +250,9 @@ def load_reference(
     ref = ref.dropna(how="all").reset_index(drop=True)
     if ref.empty:
         raise ValueError(f"{path} has the columns of an analysis table but no rows: give the published table itself")
-    arch = pd.DataFrame([parse_run_name(m if isinstance(m, str) else "") for m in ref["model"]], index=ref.index)
+    arch = pd.DataFrame(
+        [parse_run_name(m.split("@")[0] if isinstance(m, str) else "") for m in ref["model"]], index=ref.index
+    )
     ref["depth"], ref["width"] = arch["depth"], arch["width"]
     ref["agreement"] = ref["hits"] / (ref["hits"] + ref["misses"])
     return ref

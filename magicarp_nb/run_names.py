@@ -12,7 +12,8 @@ import re
 __all__ = ['DECAY_LETTERS', 'arch_name', 'paper_run_name', 'parse_run_name', 'paper_axes']
 
 # %% ../nbs/02c_run_names.ipynb #c005
-_RUN_RE = re.compile(r"^(\d+)x(\d+)(?:_s(\d+))?")
+_RUN_RE = re.compile(r"^(\d+)x(\d+)(?:_s(\d+))?$")
+_ARCH_START = re.compile(r"^\d+x\d+(?:_|$)")  # what a name of either scheme starts with
 DECAY_LETTERS = {0.0: "n", 5e-4: "d", 0.1: "L"}
 "The weight decays of Linguistic Collapse's grid and their letter in its run names."
 _PAPER_RE = re.compile(r"^(\d{2})x(\d{4})_(\d{2})([ndL])(\d{2})?$")
@@ -41,14 +42,20 @@ def paper_run_name(
 
 
 def parse_run_name(name: str) -> dict:
-    "Depth, width and seed from a run name like `02x0128_s12` or the paper's `02x0128_01d03` (missing: None)."
+    """Depth, width and seed from a run name like `02x0128_s12` or the paper's `02x0128_01d03` (all None for a name
+    of neither scheme, e.g. `minilm_s3`); a name that starts like one and does not follow it is an error."""
     paper = _PAPER_RE.match(name)
     if paper:
         return {"depth": int(paper[1]), "width": int(paper[2]), "seed": int(paper[5]) if paper[5] else None}
     m = _RUN_RE.match(name)
-    if not m:
-        return {"depth": None, "width": None, "seed": None}
-    return {"depth": int(m[1]), "width": int(m[2]), "seed": int(m[3]) if m[3] else None}
+    if m:
+        return {"depth": int(m[1]), "width": int(m[2]), "seed": int(m[3]) if m[3] else None}
+    if _ARCH_START.match(name):
+        raise ValueError(
+            f"run name {name!r} starts like depth x width but follows neither scheme: DxW_sSEED (02x0128_s12) or "
+            "the paper's DDxWWWW_EET[SS] (02x0128_01d03, two-digit epochs and seed)"
+        )
+    return {"depth": None, "width": None, "seed": None}
 
 
 def paper_axes(name: str) -> dict | None:

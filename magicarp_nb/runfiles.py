@@ -25,8 +25,8 @@ import yaml
 # %% auto #0
 __all__ = ['RUN_RECORD', 'LOCK_NAME', 'DiskFull', 'writing', 'atomic_write', 'write_run_record', 'checkpoint_name',
            'checkpoint_step', 'checkpoint_folders', 'has_checkpoints', 'replace_dir', 'recover_replaced',
-           'run_or_checkpoint', 'check_out_folder', 'RunFolderLocked', 'links_inside', 'clean_leftovers', 'holds_lock',
-           'run_lock', 'start_run', 'stats_path', 'partial_path', 'parse_stats_name', 'file_sha256', 'stats_shards']
+           'run_or_checkpoint', 'check_out_folder', 'check_out_file', 'check_stats_folder', 'RunFolderLocked',
+           'links_inside', 'clean_leftovers', 'holds_lock', 'run_lock', 'start_run', 'file_sha256']
 
 # %% ../nbs/02_runfiles.ipynb #c006
 class DiskFull(OSError):
@@ -273,6 +273,49 @@ def check_out_folder(
                          "replaced here; give a folder of its own")  # fmt: skip
     return out
 
+# %% ../nbs/02_runfiles.ipynb #c039c
+def _in_run(out: Path) -> tuple | None:
+    "The nearest run or checkpoint that holds `out`, `(folder, what)`, or None."
+    for p in out.parents:
+        if what := run_or_checkpoint(p):
+            return p, what
+    return None
+
+
+def check_out_file(
+    path,  # the file a command writes where the user says
+    reads: dict | None = None,  # what the command reads, by name (as for `check_out_folder`)
+    force: bool = False,  # replace an existing file
+) -> Path:
+    "`path` resolved: no folder, no input nor inside one, in no run or checkpoint, and new (or `force`)."
+    out = Path(path).expanduser().resolve()
+    if out.is_dir():
+        raise IsADirectoryError(f"{out} is a folder: give the path of a file to write")
+    for what, p in (reads or {}).items():
+        p = Path(p).expanduser().resolve()
+        if rel := _relation(out, p):
+            said = what if p == out else f"{what} {p}"
+            raise ValueError(f"{out} {rel} {said}, which this command reads: give a path of its own")
+    if found := _in_run(out):
+        raise ValueError(f"{out} sits inside {found[0]}, {found[1]}: a run's files are never written here; give a "
+                         "path outside it")  # fmt: skip
+    if out.exists() and not force:
+        raise FileExistsError(f"{out} exists: give another path, or --force to replace it")
+    return out
+
+
+def check_stats_folder(out) -> Path:
+    "`out` resolved when it is neither a run nor a trainer's checkpoint, and no run or checkpoint holds it."
+    out = Path(out).expanduser().resolve()
+    if out.exists() and not out.is_dir():
+        raise FileExistsError(f"{out} is a file, not a folder: give a new or empty folder to write into")
+    if _holds_run_record(out) or (out / _CHECKPOINT_MARK).is_file():
+        raise ValueError(f"{out} is {run_or_checkpoint(out)}: statistics of a model go into a folder of their own")
+    if found := _in_run(out):
+        raise ValueError(f"{out} sits inside {found[0]}, {found[1]}: a run or a checkpoint is never written into "
+                         "here; give a folder of its own")  # fmt: skip
+    return out
+
 # %% ../nbs/02_runfiles.ipynb #c021
 LOCK_NAME = ".lock"
 _HELD: dict = {}  # lock path -> [thread id, depth, open file]: the locks this process holds
@@ -437,47 +480,6 @@ def start_run(
     return save_record
 
 # %% ../nbs/02_runfiles.ipynb #c036
-_STATS_RE = re.compile(
-    r"^(train|val|ood)@(checkpoint-(\d+))(?:\.blocks(\d+)-(\d+))?(?:\.layer(\d+))?\.safetensors(\.partial)?$"
-)
-
-
-def stats_path(
-    checkpoint,
-    stage: str,
-    block_range=None,
-    layer: int | None = None,  # an inner layer's statistics (None: the LM head's input, the paper's)
-) -> Path:
-    "`<run>/stats/<stage>@<checkpoint>[.blocks<a>-<b>][.layer<k>].safetensors`."
-    checkpoint = Path(checkpoint)
-    shard = f".blocks{block_range[0]}-{block_range[1]}" if block_range else ""
-    shard += f".layer{int(layer):02d}" if layer is not None else ""
-    return checkpoint.parent / "stats" / f"{stage}@{checkpoint.name}{shard}.safetensors"
-
-
-def partial_path(path) -> Path:
-    "Where a pass that writes `path` keeps its resumable progress."
-    path = Path(path)
-    return path.with_name(path.name + ".partial")
-
-
-def parse_stats_name(name) -> dict | None:
-    "`stage`, `checkpoint`, `step`, `block_range`, `layer` and `partial` of a statistics file name (None: not one)."
-    m = _STATS_RE.match(Path(name).name)
-    if not m:
-        return None
-    block_range = (int(m[4]), int(m[5])) if m[4] is not None else None
-    layer = int(m[6]) if m[6] is not None else None
-    return {
-        "stage": m[1],
-        "checkpoint": m[2],
-        "step": int(m[3]),
-        "block_range": block_range,
-        "layer": layer,
-        "partial": bool(m[7]),
-    }
-
-
 def file_sha256(path) -> str:
     "sha256 of a file's bytes (a checkpoint's weights: what its statistics were computed from)."
     h = hashlib.sha256()
@@ -485,17 +487,3 @@ def file_sha256(path) -> str:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
-
-
-def stats_shards(checkpoint) -> list[Path]:
-    "The finished train-pass shard files of `checkpoint`, in block order."
-    checkpoint, found = Path(checkpoint), []
-    folder = checkpoint.parent / "stats"
-    for p in folder.iterdir() if folder.is_dir() else ():
-        info = parse_stats_name(p.name)
-        shard = (
-            info and info["stage"] == "train" and info["block_range"] and not info["partial"] and info["layer"] is None
-        )
-        if shard and info["checkpoint"] == checkpoint.name:
-            found.append((info["block_range"], p))
-    return [p for _, p in sorted(found)]
