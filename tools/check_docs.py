@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -132,17 +133,26 @@ ARTEFACTS = [  # (what, pattern, where: prose = text outside code blocks, all = 
 ]
 
 
+def _shoot(page, p: Path, **kw):
+    "One capture; a cold Chromium (fonts, first paint) can take long on a busy machine, so one retry before giving up."
+    for attempt in (1, 2):
+        try:
+            return page.screenshot(path=str(p), full_page=True, timeout=90_000, **kw)
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise SystemExit(f"docs-check: the screenshot {p.name} timed out twice (90 s each)") from None
+            print(f"docs-check: the screenshot {p.name} timed out once (90 s); taking it again", flush=True)
+
+
 def screenshot(page, path: Path, height: int, width: int):
     "Full-page screenshot; long pages in clips of CLIP px (a single capture past ~8,000 px repeats content)."
     if height <= CLIP:
-        page.screenshot(path=str(path), full_page=True)
+        _shoot(page, path)
         return [path]
     out = []
     for k, y in enumerate(range(0, min(height, CLIP * MAX_CLIPS), CLIP)):
         p = path.with_name(f"{path.stem}-{k + 1}.png")
-        page.screenshot(
-            path=str(p), full_page=True, clip={"x": 0, "y": y, "width": width, "height": min(CLIP, height - y)}
-        )
+        _shoot(page, p, clip={"x": 0, "y": y, "width": width, "height": min(CLIP, height - y)})
         out.append(p)
     return out
 
