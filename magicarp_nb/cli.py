@@ -25,12 +25,20 @@ from .export import export_sentence_transformers
 from .collect import PassSettings, collect_checkpoint, collect_run
 from .config import TextDataConfig, config_yaml, list_presets, load_config
 from .distcheck import check_distributed
-from .figures import reference_path
 from .launch import GridSettings, check_config, default_run_dir, grid, grid_specs, grid_summary, job_result
-from .launch import checkpoints_arg, failed_jobs, resolve_run_name, run_notebook, submit_grid, train_ranks
-from .settings import ConfigTypeError, add_arguments, call_with, changed_options, cli_words
-from .settings import comma_list, executor_params, extra_arg, key_value_arg
-from .settings import cutoffs_arg, layers_arg, positions_arg, positive_float, positive_int, shard_arg, whole
+from magicarp_nb.launch import (
+    check_reference,
+    checkpoints_arg,
+    failed_jobs,
+    resolve_run_name,
+    run_notebook,
+    submit_grid,
+    train_ranks,
+)
+from .settings import ConfigTypeError
+from .options import add_arguments, call_with, changed_options, cli_words
+from .options import comma_list, executor_params, extra_arg, key_value_arg
+from .options import cutoffs_arg, layers_arg, positions_arg, positive_float, positive_int, shard_arg, whole
 from .measures import GROUPS, MeasureSettings
 from .mining import SAMPLING_STRATEGIES, MiningSettings, mine_negatives, mined_summary
 from .objectives import OBJECTIVES
@@ -71,9 +79,23 @@ def command(name: str, help: str, arguments: Callable):
     return register
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, but a value it refuses (a type check, a choice) is what any other bad value is: one line
+    `error: …` and exit status 1. A command line of the wrong shape (an unknown option, a missing argument) stays
+    argparse's usage error: the usage, then the message, status 2."""
+
+    def error(self, message):
+        failure = sys.exc_info()[1]  # argparse calls `error` inside the `except` that caught its ArgumentError
+        if isinstance(failure, argparse.ArgumentError) and (
+            failure.__context__ is not None or message.startswith(f"argument {failure.argument_name}: invalid choice")
+        ):  # a conversion (type=) failed, or a value is not among the choices
+            self.exit(1, f"error: {message} (see {self.prog} --help)\n")
+        super().error(message)
+
+
 def _parser() -> argparse.ArgumentParser:
     "The `magicarp` parser: one subparser per registered command, built by the command's `arguments`."
-    ap = argparse.ArgumentParser(prog="magicarp", description="magicarp_nb from the command line.")
+    ap = _Parser(prog="magicarp", description="magicarp_nb from the command line.")
     ap.add_argument("--debug", action="store_true", help="a failure prints its traceback (also: MAGICARP_DEBUG=1)")
     sub = ap.add_subparsers(dest="command", required=True)
     for c in COMMANDS.values():
@@ -202,7 +224,7 @@ def analyze_command(ap: argparse.ArgumentParser, a: argparse.Namespace) -> None:
     if not specs:
         ap.error("give an experiment folder or --glob PATTERN")
     if a.device and a.device.startswith("cuda") and not torch.cuda.is_available():
-        ap.error(f"--device {a.device} asks for CUDA, which this machine does not have; use --device cpu")
+        raise ValueError(f"--device {a.device} asks for CUDA, which this machine does not have; use --device cpu")
     dirs = experiment_dirs(specs)
     if len(dirs) > 1 and not a.out_csv and not a.report_only:
         ap.error(f"{len(dirs)} experiments go into one CSV: give --out-csv")
@@ -225,14 +247,14 @@ def _figures_arguments(f: argparse.ArgumentParser) -> None:
 def figures_command(f: argparse.ArgumentParser, a: argparse.Namespace) -> None:
     "`magicarp figures`: the run_figures notebook executed into an analysed experiment; nothing written before."
     exp = Path(a.experiment_dir)
+    if a.reference:  # read and checked before anything runs: a wrong table would fail only inside the notebook
+        check_reference(a.reference)
     if not exp.is_dir():
         raise FileNotFoundError(f"experiment folder {exp} does not exist")
     if not (exp / "analysis.csv").is_file():
         runs = [d for d in exp.iterdir() if (d / "stats").is_dir()]
         said = f"analyse its runs first (magicarp analyze {exp})" if runs else "no run folder in it has statistics"
         raise FileNotFoundError(f"{exp} is not an analysed experiment: it has no analysis.csv, and {said}")
-    if a.reference and not reference_path(a.reference).is_file():
-        raise FileNotFoundError(f"reference table {a.reference} does not exist")
     record = run_notebook("figures", exp, experiment_dir=exp, reference=a.reference or "", arch=a.arch)
     print(f"figures in {exp / 'figures'} (the executed notebook: {record})")
 
@@ -415,6 +437,9 @@ def grid_command(g: argparse.ArgumentParser, a: argparse.Namespace) -> int:
     print(grid_summary(specs).to_string(index=False))
     for line in failed:
         print(f"failed: {line}", file=sys.stderr)
+    untrained = [line for line in failed if line.startswith("train: ")]
+    if untrained and len(untrained) == len(jobs["train"]):  # the stages after it had nothing: this is the error
+        raise RuntimeError(f"no run of the grid trained ({len(untrained)} failed; the first, {untrained[0]})")
     if "analyze" in jobs:  # the analysis of what was collected: its own failure is the command's error
         print(f"analysis: {Path(job_result(last[0])) / 'analysis.csv'}")
     else:

@@ -27,7 +27,7 @@ from . import carp, clm  # noqa: F401  (they register the CARP and causal-LM tas
 from .tasks import TASKS, Task, run_task
 from .collect import collect_checkpoint
 from .config import load_config
-from .figures import experiment_figures, reference_path
+from .figures import experiment_figures, load_reference, reference_path
 from .measures import GROUPS
 from .settings import apply_overrides
 from .runtime import parse_device, resolve_device
@@ -40,8 +40,8 @@ from .trainer import TrainResult
 # %% auto #0
 __all__ = ['STAGE_PARAMS', 'run_name', 'default_run_dir', 'resolve_run_name', 'check_config', 'train', 'train_ranks',
            'runner_path', 'run_notebook', 'grid', 'train_stage', 'collect_stage', 'collected', 'analyze_stage',
-           'eval_stage', 'job_result', 'failed_jobs', 'GridSettings', 'grid_specs', 'stage_parameters', 'submit_grid',
-           'grid_summary', 'checkpoints_arg']
+           'eval_stage', 'job_result', 'failed_jobs', 'GridSettings', 'grid_specs', 'stage_parameters',
+           'check_reference', 'submit_grid', 'grid_summary', 'checkpoints_arg']
 
 # %% ../nbs/31_launch.ipynb #c006
 def _task(cfg) -> Task:
@@ -384,7 +384,7 @@ def grid_specs(
         arch = "" if carp else f" model.n_layer={depth} model.width={width}"  # a CARP run has no depth/width
         arch += f" train.lr={base.train.lr * lr_width / width:.6g}" if lr_width else ""
         ov = f"{overrides}{arch}{paper} experiment={exp.name}".strip()
-        cfg = resolve_run_name(apply_overrides(load_config(preset, ov), {"seed": seed}))
+        cfg = resolve_run_name(check_config(apply_overrides(load_config(preset, ov), {"seed": seed})))  # each run's
         if any(s["run_dir"] == str((exp / cfg.run_name).absolute()) for s in specs):
             if carp:
                 continue  # a CARP run is named by its seed: the grid's depths and widths do not make other runs
@@ -444,6 +444,21 @@ def _executors(folder, cluster, params: dict, name: str) -> dict:
     return out
 
 # %% ../nbs/31_launch.ipynb #c028
+def check_reference(
+    reference,  # 'paper', or the path of a published table's CSV (`figures.reference_path`)
+) -> Path:
+    "The CSV `reference` names, read and checked (`figures.load_reference`) before a figure stage is submitted or run."
+    path = reference_path(reference)
+    if path.is_dir():
+        raise IsADirectoryError(
+            f"reference table {reference} is a folder: give a CSV with the paper's columns, or 'paper'"
+        )
+    if not path.is_file():
+        raise FileNotFoundError(f"reference table {reference} does not exist")
+    load_reference(path)  # a table of other columns, or another separator, is refused here with its file and row
+    return path
+
+
 def submit_grid(
     runs,  # (depth, width, seed) triples, e.g. grid((1, 2), (64, 128, 256), (0,))
     settings: GridSettings | None = None,  # the runs' preset and overrides, the stages' options (None: the defaults)
@@ -460,8 +475,8 @@ def submit_grid(
         raise KeyError(
             f"unknown measure groups {sorted(set(s.analyze_groups) - set(GROUPS))}; choose from {sorted(GROUPS)}"
         )
-    if s.reference and not reference_path(s.reference).is_file():
-        raise FileNotFoundError(f"reference table {s.reference} does not exist")
+    if s.reference:
+        check_reference(s.reference)
     exp = s.experiment_dir()
     ex = _executors(s.folder or exp / "submitit", s.cluster, stage_parameters(executor_params), exp.name)
     if ex["analyze"].cluster != "slurm" and s.analyze_device:  # the analysis runs here: it must have the device
