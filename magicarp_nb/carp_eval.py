@@ -26,7 +26,7 @@ from .embeddings import encode_corpus, load_embeddings, select_indices
 from .measures import nc_row
 from .probe import encode_labels, fit_probe, linear_probe, module_labels
 from .projection import projection_figure, sphere_figure
-from .beir import evaluate_beir, pair_ir, read_beir, write_trec_run
+from .beir import check_split, evaluate_beir, pair_ir, read_beir, trec_run_name, write_trec_run
 from .retrieval import encode_texts, retrieval_metrics
 from .runfiles import atomic_write, check_out_file, check_out_folder, run_lock
 from .checkpoints import read_train_state, recorded_sha256, resolve_checkpoint, verify_checkpoint
@@ -184,7 +184,7 @@ def _ir_both_ways(name: str, P, R, ds, out: Path, search: dict) -> dict:
     found = {}
     for queries in ("reviews", "passages"):
         metrics, run = pair_ir(P, R, list(ds["passage"]), list(ds["review"]), queries, **search)
-        write_trec_run(run, out / "ir" / f"{name}-{queries}-ask.trec", tag=name)
+        write_trec_run(run, out / "ir" / trec_run_name(name, asks=queries), tag=name)
         found[f"{queries}_ask"] = metrics
     return found
 
@@ -197,7 +197,7 @@ def _external_ir(name: str, model, tok, max_length: int, beir, where: tuple, out
     enc_d = lambda texts: encode_texts(d_enc, tok, texts, max_length, prompt=d_prompt)  # noqa: E731
     with torch.no_grad():
         metrics, run = evaluate_beir(enc_q, enc_d, beir, **search)
-    write_trec_run(run, out / "ir" / f"{name}-{folder.name}-{split}.trec", tag=name)
+    write_trec_run(run, out / "ir" / trec_run_name(name, beir=folder, split=split), tag=name)
     return {"set": str(folder), "split": split, "queries": len(beir.queries), "documents": len(beir.corpus), **metrics}
 
 # %% ../nbs/18_carp_eval.ipynb #c019
@@ -234,6 +234,7 @@ def evaluate_run(
 ) -> dict:
     "Evaluate one CARP run into `<run>/eval/`; returns the summary written to `eval/summary.json`."
     run = Path(run_dir)
+    check_split(beir_split)  # a path for a split name is refused before the checkpoint is read
     ck, cfg = carp_checkpoint(run, checkpoint, verify=True)  # every file against its sha256, before any use
     if beir is not None and cfg.encoder.tokens:
         raise ValueError(f"beir={beir}: {run.name} encodes token features (encoder.tokens=true), which have no "

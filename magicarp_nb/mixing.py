@@ -13,13 +13,16 @@ from pathlib import Path
 import datasets
 import torch
 
-from .pairs import PairSplits, TokenizedPairs, _seeded_generator, load_pairs
+from .pairs import PairSplits, TokenizedPairs, _seeded_generator, canonical_text, load_pairs
 
 # %% auto #0
-__all__ = ['parse_source', 'source_names', 'load_sources', 'load_pairs_of', 'source_batches', 'check_sources',
-           'source_validation', 'source_batch_order']
+__all__ = ['MAX_SOURCE_WEIGHT', 'parse_source', 'source_names', 'load_sources', 'load_pairs_of', 'source_batches',
+           'check_sources', 'source_validation', 'source_batch_order']
 
 # %% ../nbs/05c_mixing.ipynb #c006
+MAX_SOURCE_WEIGHT = 1000.0  # the most times an epoch visits a source's pairs (`*W` of data.sources)
+
+
 def parse_source(
     spec: str,  # an entry of data.sources: 'stdlib' or a table's folder or file, optionally suffixed '*W'
 ) -> tuple:
@@ -31,10 +34,9 @@ def parse_source(
             weight = float(tail)
         except ValueError:
             weight = float("nan")
-        if not (math.isfinite(weight) and weight > 0):
-            raise ValueError(
-                f"data.sources entry {spec!r}: the weight after '*' must be a positive number, got {tail!r}"
-            )
+        if not (math.isfinite(weight) and 0 < weight <= MAX_SOURCE_WEIGHT):
+            what = f"a positive number at most {MAX_SOURCE_WEIGHT:g} (the times an epoch visits the source's pairs)"
+            raise ValueError(f"data.sources entry {spec!r}: the weight after '*' must be {what}, got {tail!r}")
         spec = head
     if not spec.strip():
         raise ValueError("data.sources has an empty entry: give 'stdlib' or a table's folder or file")
@@ -85,8 +87,8 @@ def load_sources(cfg) -> PairSplits:
         per.append({"name": name, "spec": spec, "weight": weight, **got.report})
     report = {k: sum(p[k] for p in per) for k in per[0] if k not in ("name", "spec", "weight")}
     train, validation = datasets.concatenate_datasets(trains), datasets.concatenate_datasets(vals)
-    seen = set(train["passage"])  # across sources too: one source's held-out passage may be another's training pair
-    report["validation_overlap"] = sum(p in seen for p in validation["passage"])
+    seen = set(map(canonical_text, train["passage"]))  # across sources: a held-out passage, another's training pair
+    report["validation_overlap"] = sum(canonical_text(p) in seen for p in validation["passage"])
     if report["validation_overlap"] > sum(p["validation_overlap"] for p in per):
         warnings.warn(
             f"{report['validation_overlap']} of {len(validation)} validation pairs of data.sources have a passage that "
@@ -114,9 +116,12 @@ def source_batches(
     per = []
     for s, w in enumerate(weights):
         idx = torch.nonzero(sources == s).flatten()
-        need, laps = max(1, round(w * len(idx))), []
-        while sum(map(len, laps)) < need:  # W laps of the source's pairs, each in its own seeded order
-            laps.append(idx[torch.randperm(len(idx), generator=_seeded_generator("source", seed, epoch, s, len(laps)))])
+        if not (len(idx) and 0 < w <= MAX_SOURCE_WEIGHT):
+            raise ValueError(f"source {s} has {len(idx)} pairs and the weight {w}: it needs pairs and a weight in "
+                             f"(0, {MAX_SOURCE_WEIGHT:g}] (data.sources)")  # fmt: skip
+        need = max(1, round(w * len(idx)))  # ceil(need / n) laps of the n pairs, each in its own seeded order
+        laps = [idx[torch.randperm(len(idx), generator=_seeded_generator("source", seed, epoch, s, lap))]
+                for lap in range(-(-need // len(idx)))]  # fmt: skip
         per.append(torch.cat(laps)[:need])
     if sampler == "mixed":
         pool = torch.cat(per)

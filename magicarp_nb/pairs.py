@@ -25,9 +25,9 @@ from .sources import check_text_column, read_dataset
 
 # %% auto #0
 __all__ = ['PAIR_PIPELINES', 'register_pair_pipeline', 'COLLATORS', 'register_collator', 'stdlib_pipeline', 'teacher_scores',
-           'table_pipeline', 'PairSplits', 'clean_pairs', 'in_validation', 'load_pairs', 'duplicate_mask',
-           'negative_mask', 'pad_ids', 'check_prompt', 'tokenize_texts', 'TokenizedPairs', 'MLMMasking', 'SpanCrop',
-           'crop_collator']
+           'table_pipeline', 'canonical_text', 'PairSplits', 'clean_pairs', 'in_validation', 'load_pairs',
+           'duplicate_mask', 'negative_mask', 'pad_ids', 'check_prompt', 'tokenize_texts', 'TokenizedPairs',
+           'MLMMasking', 'SpanCrop', 'crop_collator']
 
 # %% ../nbs/05b_pairs.ipynb #c006
 PAIR_PIPELINES: dict[str, Callable] = {}
@@ -120,6 +120,14 @@ def table_pipeline(cfg) -> datasets.DatasetDict:
         raise ValueError(f"pairs {cfg.source!r} have no 'train' split; splits: {list(dsd)}")
     return datasets.DatasetDict(out)
 
+# %% ../nbs/05b_pairs.ipynb #8e570244
+_ZERO_WIDTH = {0x200B: None, 0x200C: None, 0x200D: None, 0x2060: None, 0xFEFF: None}  # removed by `str.translate`
+
+
+def canonical_text(text: str) -> str:
+    "The key two texts are compared by: every run of Unicode white space one space, zero-width characters removed."
+    return " ".join(text.translate(_ZERO_WIDTH).split())  # str.split: line breaks, tabs, NBSP, U+2028/9, U+3000…
+
 # %% ../nbs/05b_pairs.ipynb #c008
 @dataclass
 class PairSplits:
@@ -135,26 +143,27 @@ def clean_pairs(
     min_chars: int = 20,  # shortest passage or review kept, after stripping
     dedup: str = "either",  # 'either', 'pair' or 'none'
 ) -> tuple[datasets.Dataset, dict]:
-    "Drop empty, too-short and duplicate pairs (texts and negatives stripped); returns the pairs kept and the counts."
+    "Drop empty, too-short and duplicate pairs (texts and negatives stripped, compared canonically); pairs and counts."
     counts = {"read": len(ds), "dropped_empty": 0, "dropped_short": 0, "dropped_duplicate": 0}
-    grouped = "group" in ds.column_names  # else a pair's group is its cleaned passage: "P" and "P " are one group
+    grouped = "group" in ds.column_names  # else a pair's group is its canonical passage: "P Q" and "P  Q " are one
     others = {c: ds[c] for c in ds.column_names if c not in ("passage", "review")}
     if "negatives" in others:  # hard negatives are texts too: stripped (an empty one: `load_pairs`, after the split)
         others["negatives"] = [[n.strip() for n in row] for row in others["negatives"]]
     seen_p, seen_r, seen_pair, keep = set(), set(), set(), {c: [] for c in ["passage", "review", "group", *others]}
     for i, (p, r) in enumerate(zip(ds["passage"], ds["review"])):
-        p, r = (p or "").strip(), (r or "").strip()
-        if not p or not r:
+        p, r = (p or "").strip(), (r or "").strip()  # trained on as they are: indentation matters to a tokenizer
+        key = (canonical_text(p), canonical_text(r))  # what dedup and the default group compare
+        if not all(key):
             counts["dropped_empty"] += 1
         elif len(p) < min_chars or len(r) < min_chars:
             counts["dropped_short"] += 1
-        elif (dedup == "either" and (p in seen_p or r in seen_r)) or (dedup == "pair" and (p, r) in seen_pair):
+        elif (dedup == "either" and (key[0] in seen_p or key[1] in seen_r)) or (dedup == "pair" and key in seen_pair):
             counts["dropped_duplicate"] += 1
         else:
-            seen_p.add(p), seen_r.add(r), seen_pair.add((p, r))
+            seen_p.add(key[0]), seen_r.add(key[1]), seen_pair.add(key)
             keep["passage"].append(p), keep["review"].append(r)
             if not grouped:
-                keep["group"].append(p)
+                keep["group"].append(key[0])
             for c, column in others.items():
                 keep[c].append(column[i])
     return datasets.Dataset.from_dict(keep), counts
@@ -179,11 +188,11 @@ def _subset(ds: datasets.Dataset, n: int | None, seed: int) -> datasets.Dataset:
 def _settle_negatives(train, validation, report: dict, source: str) -> tuple:
     "Train pairs with every negative given, validation without negatives, and what that dropped or shares, warned."
     validation = validation.remove_columns([c for c in ("negatives", "scores") if c in validation.column_names])
-    full = [i for i, row in enumerate(train["negatives"]) if all(row)]
+    full = [i for i, row in enumerate(train["negatives"]) if all(map(canonical_text, row))]
     report["dropped_no_negative"] = len(train) - len(full)
     train = train.select(full) if report["dropped_no_negative"] else train
-    held_out = set(validation["review"])
-    report["negative_validation_overlap"] = sum(n in held_out for row in train["negatives"] for n in row)
+    held = set(map(canonical_text, validation["review"]))  # a copy with other white space is the same review
+    report["negative_validation_overlap"] = sum(canonical_text(n) in held for row in train["negatives"] for n in row)
     for key, what in (("dropped_no_negative", "train pairs with an empty hard negative left out"),
                       ("negative_validation_overlap", "train hard negatives that are validation reviews")):  # fmt: skip
         if report[key]:
@@ -224,8 +233,8 @@ def load_pairs(cfg) -> PairSplits:
         val = [in_validation(g, cfg.val_fraction, cfg.split_seed) for g in train["group"]]
         validation = train.select([i for i, v in enumerate(val) if v])
         train = train.select([i for i, v in enumerate(val) if not v])
-    seen = set(train["passage"])  # cleaned texts: counted whether the source split them or the groups did
-    report["validation_overlap"] = sum(p in seen for p in validation["passage"])
+    seen = set(map(canonical_text, train["passage"]))  # counted whether the source split them or the groups did
+    report["validation_overlap"] = sum(canonical_text(p) in seen for p in validation["passage"])
     if report["validation_overlap"]:
         warnings.warn(
             f"{report['validation_overlap']} of {len(validation)} validation pairs of {cfg.source or cfg.pipeline!r} "
