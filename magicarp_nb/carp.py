@@ -25,10 +25,11 @@ from .distributed import barrier, gather_sizes, gather_with_grad, rank_of, world
 from .gradcache import StepSettings, batch_size_of, contrastive_step, microbatch_indices, take
 from .candidates import contrastive_accuracy, guided_mask, masked_logits
 from .objectives import OBJECTIVES, check_local, make_objective
-from .distillation import check_teacher, own_scores
+from .distillation import check_reach, check_table_scores, check_teacher, check_towers, own_scores
+from .distillation import towers_folder
 from .mixing import check_sources, load_pairs_of, source_batch_order, source_validation
 from .retrieval import evaluate_pairs
-from .checkpoints import list_checkpoints, load_model_weights, recorded_sha256, verify_checkpoint
+from .checkpoints import load_model_weights, recorded_sha256, verify_checkpoint
 from .runtime import parse_device, quiet_transformers, seed_everything, tracker_names
 from .schedulers import SCHEDULES, Phase, PhaseScheduler, set_schedule
 from .tasks import Setup, Task, register_task, run_task
@@ -146,16 +147,14 @@ def _build_guide(spec: str, cfg: CarpConfig, model: CarpModel, tok, key: str = "
                 f"{role} must already rank texts; give a trained CARP checkpoint folder"
             )
         return Guide(model.passage_encoder, model.review_encoder, margin), {key: "initial"}
-    if Path(spec).is_dir() and list_checkpoints(spec):
-        raise ConfigValueError(f"{key}.towers={spec} is a run folder: give one of its checkpoints, e.g. "
-                               f"{list_checkpoints(spec)[-1]}")  # fmt: skip
-    folder = verify_checkpoint(Path(spec))  # every file against its sha256, before any use
+    folder = verify_checkpoint(towers_folder(spec, key))  # every file against its sha256, before any use
     guide_model, guide_tok, _ = load_carp(folder)
     if _reads(guide_tok) != _reads(tok):
         raise ConfigValueError(
             f"{key}.towers={spec} has another tokenizer than the towers': it would read their token ids as "
             f"other words; give {role} checkpoint of the same backbone family"
         )
+    check_reach(key, spec, guide_model, model, tok, cfg.encoder.max_length)  # its context holds the batches
     guide = Guide(guide_model.passage_encoder, guide_model.review_encoder, margin)
     return guide, {key: str(folder), f"{key}_sha256": recorded_sha256(folder)}
 
@@ -358,6 +357,7 @@ def _tokenized_splits(cfg: CarpConfig, tok, max_length: int) -> tuple:
     collators = [COLLATORS[name](tok, cfg.seed) for name in cfg.data.collators]  # data.collators, by name
     prompts = dict(passage_prompt=cfg.encoder.passage_prompt, review_prompt=cfg.encoder.review_prompt)
     scores = splits.train["scores"] if cfg.data.score_columns else None  # the teacher's, from the table
+    check_table_scores(cfg.data, scores, cfg.objective)  # each one the objective reads as a finite float32 number
     train = TokenizedPairs(splits.train["passage"], splits.train["review"], tok, max_length, negatives=negatives,
                            collators=collators, scores=scores, **prompts)  # fmt: skip
     val = TokenizedPairs(splits.validation["passage"], splits.validation["review"], tok, max_length, **prompts)
@@ -421,7 +421,7 @@ def load_carp(checkpoint) -> tuple:
 # %% ../nbs/14_carp.ipynb #c026
 def check_carp(cfg: CarpConfig) -> CarpConfig:
     "`cfg` when every name it gives is registered and its settings fit together; else an error naming the key."
-    check_name(cfg.objective.name, OBJECTIVES, "objective.name")
+    make_objective(cfg.objective)  # its name, and settings that fit together (a temperature within the scale's clamp)
     check_name(cfg.data.pipeline, PAIR_PIPELINES, "data.pipeline")
     for name in cfg.data.collators:
         check_name(name, COLLATORS, "data.collators")
@@ -448,7 +448,7 @@ def check_carp(cfg: CarpConfig) -> CarpConfig:
     if "crop" in cfg.data.collators and cfg.encoder.passage_prompt:
         raise ConfigValueError("data.collators=[crop] keeps a random span of each passage's tokens, its prompt's among "
                                "them: set encoder.passage_prompt='' or leave out the crop")  # fmt: skip
-    check_teacher(cfg), check_sources(cfg.data)
+    check_teacher(cfg), check_towers(cfg), check_sources(cfg.data)
     if cfg.data.pipeline == "table" and not cfg.data.source:
         raise ConfigValueError("data.pipeline=table reads a table: set data.source (a local file or folder)")
     return cfg

@@ -5,19 +5,26 @@
 # %% ../nbs/11c_distillation.ipynb #c003
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 
 from .candidates import Shard, masked_logits, row_masks, with_negatives
+from .checkpoints import list_checkpoints
 from .config import ObjectiveConfig
+from .encoders import context_length
+from .mixing import parse_source
 from .objectives import OBJECTIVES, InfoNCE, LogitScaled, Objective, at_least_float32, register_objective
+from .objectives import MIN_TEMPERATURE
 from .settings import ConfigValueError, opt
+from .sources import read_dataset
 
 # %% auto #0
-__all__ = ['own_scores', 'own_dropped', 'Distillation', 'MarginMSE', 'KLDistill', 'check_teacher', 'soft_target_loss',
-           'MomentumDistill']
+__all__ = ['FLOAT32_MAX', 'own_scores', 'own_dropped', 'Distillation', 'MarginMSE', 'KLDistill', 'check_teacher',
+           'check_table_scores', 'towers_folder', 'check_towers', 'check_reach', 'soft_target_loss', 'MomentumDistill']
 
 # %% ../nbs/11c_distillation.ipynb #c006
 def own_scores(
@@ -48,6 +55,9 @@ def own_dropped(
     return mask[rows].gather(1, cols)
 
 # %% ../nbs/11c_distillation.ipynb #c009
+FLOAT32_MAX = 3.4028234663852886e38  # torch.finfo(torch.float32).max
+
+
 class Distillation(Objective):
     """An objective that learns from a teacher's scores of each pair's candidates, `teacher` (B, 1 + k): its review,
     then its k hard negatives. Without them (the validation pairs have none) it is InfoNCE at 1/eval_temperature."""
@@ -90,6 +100,11 @@ class Distillation(Objective):
         dropped = None if every is None else every[rows]
         return self.distil(student, teacher[rows].to(student.dtype), dropped, B, max(kept, 1))
 
+    @classmethod
+    def score_limit(cls, settings) -> tuple:
+        "`(limit, why)`: the largest |teacher score| its loss reads as a finite float32 number, and why."
+        return FLOAT32_MAX, "float32's largest number (the loss reads scores in float32, under train.bf16 too)"
+
     def distil(self, student, teacher, dropped, B: int, kept: int) -> torch.Tensor:
         "The loss (a share of it, given a rank's rows) from the (b, 1 + k) scores; `dropped`: negatives left out."
         raise NotImplementedError(f"{type(self).__name__} must define distil(student, teacher, dropped, B, kept)")
@@ -102,6 +117,11 @@ class MarginMSE(Distillation):
     @dataclass
     class Settings(Distillation.Settings):
         name: str = opt("margin_mse", "Margin-MSE against a teacher's scores of the hard negatives (Hofstätter 2020)")
+
+    @classmethod
+    def score_limit(cls, settings) -> tuple:
+        "A margin of two scores, squared, stays below a quarter of float32's largest number."
+        return math.sqrt(FLOAT32_MAX) / 4, "where the square of a margin of two scores nears float32's largest number"
 
     def distil(self, student, teacher, dropped, B: int, kept: int) -> torch.Tensor:
         "Σ over this rank's kept (passage, negative) of the squared margin error, over the batch's kept terms."
@@ -117,11 +137,22 @@ class KLDistill(Distillation):
     class Settings(Distillation.Settings):
         name: str = opt("kl_distill", "KL from a teacher's softmax over each passage's candidates (Lin et al. 2020)")
         temperature: float = opt(
-            0.05, "the student's: its cosines divided by it before the softmax, the loss multiplied by its square", gt=0
+            0.05,
+            "the student's: its cosines divided by it before the softmax, the loss multiplied by its square",
+            ge=MIN_TEMPERATURE,
         )
         teacher_temperature: float = opt(
-            0.05, "the teacher's: its scores divided by it before the softmax (fit it to the scores' spread)", gt=0
+            0.05,
+            "the teacher's: its scores divided by it before the softmax (fit it to the scores' spread)",
+            ge=MIN_TEMPERATURE,
         )
+
+    @classmethod
+    def score_limit(cls, settings) -> tuple:
+        "A score divided by the teacher's temperature stays a finite float32 number."
+        t = settings.teacher_temperature
+        why = f"where a score / objective.teacher_temperature={t:g} overflows float32"
+        return (FLOAT32_MAX * t, why) if t < 1 else super().score_limit(settings)
 
     def distil(self, student, teacher, dropped, B: int, kept: int) -> torch.Tensor:
         "Σ over this rank's passages of KL(teacher ∥ student) over the kept candidates, / B, × temperature²."
@@ -151,6 +182,77 @@ def check_teacher(cfg) -> None:
     if taught and not cfg.data.negative_columns:
         raise ConfigValueError(f"objective.name={cfg.objective.name} distils the teacher's scores of each pair's hard "
                                "negatives: set data.negative_columns (e.g. a table of `magicarp mine`)")  # fmt: skip
+
+# %% ../nbs/11c_distillation.ipynb #53fb572f
+def _score_tables(data) -> list:
+    "The tables whose scores a data section reads: data.source, or each table of data.sources."
+    return [s for p, s, _ in map(parse_source, data.sources) if p == "table"] if data.sources else [data.source]
+
+
+def check_table_scores(
+    data,  # the config's data section: its table(s) and data.score_columns
+    scores: list | None,  # the train pairs' [review, *negatives] scores as read (None: the table gives none)
+    objective,  # the config's objective section: the distillation objective that reads them
+) -> None:
+    "Scores the objective reads as finite float32 numbers (`score_limit`), else an error naming file, column and row."
+    if not scores:
+        return
+    cls = OBJECTIVES[objective.name]
+    limit, why = (cls if issubclass(cls, Distillation) else Distillation).score_limit(objective)
+    if bool((torch.tensor(scores, dtype=torch.float64).abs() <= limit).all()):
+        return
+    for table in _score_tables(data):
+        ds = read_dataset(table, "pair dataset", "set data.source to a local table")["train"]
+        for column in data.score_columns:
+            for row, value in enumerate(ds[column]):
+                bad = [x for x in (value if isinstance(value, (list, tuple)) else [value]) if not abs(x) <= limit]
+                if bad:
+                    raise ConfigValueError(
+                        f"pairs {table!r} split 'train' row {row}: data.score_columns' {column!r} holds {bad[0]!r}, "
+                        f"beyond ±{limit:.3g}, {why} (objective.name={objective.name})"
+                    )
+    raise ConfigValueError(f"data.score_columns={list(data.score_columns)} hold a score beyond ±{limit:.3g}, {why}")
+
+# %% ../nbs/11c_distillation.ipynb #84ba13bc
+def towers_folder(
+    spec: str,  # `<key>.towers`: a CARP checkpoint folder
+    key: str,  # 'guide' or 'teacher'
+) -> Path:
+    "The checkpoint folder `<key>.towers` names, when it exists and is not a run's folder; else an error naming it."
+    path = Path(spec)
+    if not path.exists():
+        raise ConfigValueError(f"{key}.towers={spec} does not exist: give 'initial' or a CARP checkpoint folder")
+    if path.is_dir() and list_checkpoints(path):
+        raise ConfigValueError(f"{key}.towers={spec} is a run folder: give one of its checkpoints, e.g. "
+                               f"{list_checkpoints(path)[-1]}")  # fmt: skip
+    return path
+
+
+def check_towers(cfg) -> None:
+    "The folders a CARP config's frozen towers name (`guide.towers`, `teacher.towers`), checked by `towers_folder`."
+    for key in ("guide", "teacher"):
+        spec = getattr(cfg, key).towers
+        if spec and spec != "initial":
+            towers_folder(spec, key)
+
+
+def check_reach(
+    key: str,  # 'guide' or 'teacher'
+    spec: str,  # its `<key>.towers`
+    towers,  # the frozen towers (a `carp.CarpModel`)
+    model,  # the towers trained (a `carp.CarpModel`), whose batches the frozen ones read
+    tok,  # the tokenizer of both
+    max_length: int | None,  # encoder.max_length (None: the trained towers' context)
+) -> None:
+    "Refuse frozen towers whose context is shorter than the batches they read, naming both lengths and keys."
+    length = max_length or context_length(model.passage_encoder.backbone, tok)
+    reach = min(context_length(e.backbone, tok) for e in (towers.passage_encoder, towers.review_encoder))
+    if reach < length:
+        raise ConfigValueError(
+            f"{key}.towers={spec} reads at most {reach} tokens (its backbone's max_position_embeddings) and the "
+            f"batches hold up to {length} (encoder.max_length={max_length}): set encoder.max_length={reach} or less, "
+            f"or give {key}.towers with a longer context"
+        )
 
 # %% ../nbs/11c_distillation.ipynb #c042
 def soft_target_loss(

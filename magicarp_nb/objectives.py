@@ -20,12 +20,13 @@ from .candidates import Shard, contrastive_accuracy, guided_mask  # noqa: F401  
 from .candidates import Negatives, late_interaction_logits, masked_logits, own_candidates, split_negatives
 from .candidates import HARDNESS_MODES, row_masks, token_mask, weighted_negatives, with_negatives  # noqa: F401
 from .config import ObjectiveConfig
-from .settings import ConfigValueError, check_name, default_of, opt
+from .settings import ConfigValueError, check_name, default_of, from_dict, opt
 
 # %% auto #0
-__all__ = ['OBJECTIVES', 'DIRECTIONS', 'register_objective', 'Objective', 'at_least_float32', 'LogitScaled', 'Ranking', 'InfoNCE',
-           'make_objective', 'check_local', 'AdditiveMargin', 'hopfield_retrieve', 'info_loob', 'CLOOB', 'vicreg_loss',
-           'VICReg', 'InfoNCEVICReg', 'FILIP', 'siglip_loss', 'SigLIP', 'Matryoshka']
+__all__ = ['OBJECTIVES', 'MIN_TEMPERATURE', 'MAX_SCALE', 'DIRECTIONS', 'register_objective', 'Objective', 'at_least_float32',
+           'LogitScaled', 'Ranking', 'InfoNCE', 'make_objective', 'check_local', 'AdditiveMargin', 'hopfield_retrieve',
+           'info_loob', 'CLOOB', 'vicreg_loss', 'VICReg', 'InfoNCEVICReg', 'FILIP', 'siglip_loss', 'SigLIP',
+           'Matryoshka']
 
 # %% ../nbs/11_objectives.ipynb #c005
 OBJECTIVES: dict[str, type] = {}
@@ -65,7 +66,7 @@ class Objective(nn.Module):
 
     def __init__(self, settings: ObjectiveConfig | None = None, **fields):  # its Settings, or their fields
         super().__init__()
-        self.settings = settings if settings is not None else self.Settings(**fields)
+        self.settings = settings if settings is not None else from_dict(self.Settings, fields, "objective.")
 
     @property
     def label(self) -> str:
@@ -135,16 +136,22 @@ def at_least_float32(*tensors: torch.Tensor) -> tuple:
     return tuple(t.to(dt) for t in tensors)
 
 
+MIN_TEMPERATURE = 1e-9  # the smallest temperature of any objective: from 1/τ ≥ 2³¹ on, float32 softmaxes are one-hot
+MAX_SCALE = 1_000_000_000  # the largest logit scale (an inverse temperature) of any objective: 1 / MIN_TEMPERATURE
+
+
 class LogitScaled(Objective):
     """An objective with a learnable logit scale clamped to `[min_scale, max_scale]`, and InfoNCE's ranking loss
     (`ranked`): the base of InfoNCE, CLOOB, FILIP, SigLIP and momentum distillation (`11c_distillation`)."""
 
     @dataclass
     class Settings(ObjectiveConfig):
-        temperature: float = opt(0.07, "initial temperature: the logit scale starts at 1 / temperature", gt=0)
+        temperature: float = opt(
+            0.07, "initial temperature: the logit scale starts at 1 / temperature", ge=MIN_TEMPERATURE
+        )
         learn_scale: bool = opt(True, "learn the logit scale (else it stays at 1 / temperature)")
         min_scale: float = opt(0.01, "lower clamp of the logit scale (magiCARP: 1/100)", gt=0)
-        max_scale: float = opt(100.0, "upper clamp of the logit scale (CLIP and magiCARP: 100)", gt=0)
+        max_scale: float = opt(100.0, "upper clamp of the logit scale (CLIP and magiCARP: 100)", gt=0, le=MAX_SCALE)
 
     has_local = True
 
@@ -152,7 +159,10 @@ class LogitScaled(Objective):
         super().__init__(settings, **fields)
         t, lo, hi = self.settings.temperature, self.settings.min_scale, self.settings.max_scale
         if not 0 < lo <= 1 / t <= hi:
-            raise ValueError(f"1/temperature = {1 / t:g} must lie in [min_scale, max_scale] = [{lo}, {hi}]")
+            raise ConfigValueError(
+                f"objective.temperature={t:g} starts the logit scale at 1/temperature = {1 / t:g}, outside "
+                f"[objective.min_scale, objective.max_scale] = [{lo:g}, {hi:g}]"
+            )
         self.bounds = (math.log(lo), math.log(hi))
         self.log_scale = nn.Parameter(torch.tensor(math.log(1 / t)), requires_grad=self.settings.learn_scale)
 
@@ -308,7 +318,7 @@ def make_objective(
 ) -> Objective:
     "The objective a config section names, built from its own settings (and wrapped in Matryoshka's prefixes)."
     if isinstance(cfg, str):
-        cfg = ObjectiveConfig.variant(cfg, "objective.name")(**settings)
+        cfg = from_dict(ObjectiveConfig.variant(cfg, "objective.name"), settings, "objective.")
     elif settings:
         raise TypeError("make_objective takes settings with an objective's name, not with a config section")
     cls = OBJECTIVES[check_name(cfg.name, OBJECTIVES, "objective.name")]
@@ -376,8 +386,12 @@ class CLOOB(LogitScaled):
     @dataclass
     class Settings(LogitScaled.Settings):
         name: str = opt("cloob", "CLOOB: Hopfield retrieval within the batch, then InfoLOOB (Fürst et al. 2022)")
-        temperature: float = opt(1 / 30, "τ: the inverse temperature 1/τ is the (clamped) logit scale", gt=0)
-        hopfield_beta: float = opt(14.3, "inverse temperature β of the Hopfield retrieval over the batch", gt=0)
+        temperature: float = opt(
+            1 / 30, "τ: the inverse temperature 1/τ is the (clamped) logit scale", ge=MIN_TEMPERATURE
+        )
+        hopfield_beta: float = opt(
+            14.3, "inverse temperature β of the Hopfield retrieval over the batch", gt=0, le=MAX_SCALE
+        )
 
     def forward(self, P, R, mask=None, negatives=None, shard=None, ema=None):
         B, (C, mask) = len(P), with_negatives(R, negatives, mask)
@@ -439,9 +453,7 @@ class VICReg(Objective):
     ranks_candidates, has_local = False, True
 
     def forward(self, P, R, mask=None, negatives=None, shard=None, ema=None) -> torch.Tensor:
-        loss = vicreg_loss(
-            P, R, self.settings.vicreg_weights
-        )  # batch statistics: each rank takes its rows' fraction of them
+        loss = vicreg_loss(P, R, self.settings.vicreg_weights)  # batch statistics: each rank takes its share
         return loss if shard is None else loss * shard.size / len(P)
 
 
@@ -541,7 +553,7 @@ class SigLIP(LogitScaled):
     class Settings(LogitScaled.Settings):
         name: str = opt("siglip", "SigLIP's sigmoid loss per pair (Zhai et al. 2023)")
         temperature: float = opt(
-            0.1, "initial temperature: the scale t starts at 1 / temperature (the paper: 10)", gt=0
+            0.1, "initial temperature: the scale t starts at 1 / temperature (the paper: 10)", ge=MIN_TEMPERATURE
         )
         siglip_bias: float = opt(-10.0, "initial bias b of every pair's logit (Zhai et al. 2023: -10)")
         siglip_block: Optional[int] = opt(
@@ -550,9 +562,8 @@ class SigLIP(LogitScaled):
 
     def __init__(self, settings=None, **fields):
         super().__init__(settings, **fields)
-        self.bias = nn.Parameter(
-            torch.tensor(float(self.settings.siglip_bias)), requires_grad=self.settings.learn_scale
-        )
+        s = self.settings
+        self.bias = nn.Parameter(torch.tensor(float(s.siglip_bias)), requires_grad=s.learn_scale)
 
     def logits(self, P: torch.Tensor, R: torch.Tensor) -> torch.Tensor:
         "(B, B) pair logits t·cos + b, in float32 (ranked as InfoNCE's for accuracy and retrieval)."

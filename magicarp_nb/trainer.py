@@ -412,6 +412,10 @@ def _fit(self: Trainer, resume: bool) -> TrainState:
         self.save_checkpoint()
         self._callback("on_epoch_end")
     bar.close()
+    if st.skipped_steps and self.rank == 0:  # counted in log.csv and the summary too
+        n = st.global_step + st.skipped_steps
+        warnings.warn(f"skipped {st.skipped_steps} of {n} steps with a non-finite loss or gradient "
+                      "(train.nan_policy=skip); log.csv counts them (skipped_steps)", stacklevel=3)  # fmt: skip
     return st
 
 # %% ../nbs/08_trainer.ipynb #c023
@@ -428,7 +432,10 @@ def _run_epoch(self: Trainer, batches: list, bar, window: MetricWindow) -> None:
         if stepped:  # a skipped step's non-finite loss is not averaged in
             window.add(m)
         bar.update(1)
-        bar.set_postfix(loss=f"{m['loss']:.3f}", refresh=False)
+        skips = {"skipped_steps": st.skipped_steps} if st.skipped_steps else {}  # train.nan_policy=skip's count
+        bar.set_postfix(loss=f"{m['loss']:.3f}", **skips, refresh=False)
+        if not stepped and skips:  # a skipped step is logged at once, whatever log_every: its row holds the count
+            self.log(**skips)
         # the end of an epoch or of the run evaluates and saves (in _fit); in between, every N steps
         epoch_end = st.batch_in_epoch == len(batches)
         inside = not epoch_end and st.global_step < self.total_steps and stepped and not self.should_stop
@@ -437,7 +444,7 @@ def _run_epoch(self: Trainer, batches: list, bar, window: MetricWindow) -> None:
         # (the last window of a run that ends on max_steps included)
         due = (stepped and st.global_step % cfg.log_every == 0) or st.global_step >= self.total_steps
         if window.steps and (due or epoch_end or save):
-            self.log(**window.row(), seconds=time.time() - window.t0)
+            self.log(**window.row(), **skips, seconds=time.time() - window.t0)
         if epoch_end:  # complete before callbacks look: a phase `until` epoch ≥ 1 ends at the epoch's last step
             st.epoch, st.batch_in_epoch = st.epoch + 1, 0
         self._callback("on_step_end")  # before a checkpoint, so that it holds what callbacks changed
@@ -461,8 +468,10 @@ class TrainResult:
     trainer: Trainer = field(repr=False, compare=False)  # the live trainer (model, optimiser, state)
 
     def summary(self) -> dict:
-        "The run's scalars in one flat dict: metrics, facts, gradient reductions over ranks, wall time."
+        "The run's scalars in one flat dict: metrics, facts, gradient reductions over ranks, skipped steps, wall time."
         t, reductions = self.trainer, {}
         if t is not None and t.world_size > 1 and isinstance(t.engine, TorchEngine):
             reductions["gradient_reductions"] = t.engine.reductions
+        if t is not None and t.cfg.nan_policy == "skip":  # the steps train.nan_policy=skip dropped (0: none)
+            reductions["skipped_steps"] = t.state.skipped_steps
         return {**self.metrics, **self.info, **reductions, "seconds": self.seconds}
