@@ -22,9 +22,9 @@ from .embeddings import embedding_shards
 from .runfiles import LOCK_NAME, atomic_write, check_out_folder, run_lock
 
 # %% auto #0
-__all__ = ['BeirSet', 'read_beir', 'pairs_as_beir', 'write_beir', 'trec_order', 'ir_metrics', 'top_k', 'faiss_top_k',
-           'search_shards', 'run_from_top_k', 'write_trec_run', 'read_trec_run', 'evaluate_beir', 'evaluate_embeddings',
-           'pair_ir']
+__all__ = ['GRADES', 'BeirSet', 'check_split', 'read_beir', 'pairs_as_beir', 'write_beir', 'trec_order', 'ir_metrics', 'top_k',
+           'faiss_top_k', 'search_shards', 'run_from_top_k', 'write_trec_run', 'trec_run_name', 'read_trec_run',
+           'evaluate_beir', 'evaluate_embeddings', 'pair_ir']
 
 # %% ../nbs/17b_beir.ipynb #c006
 class BeirSet(NamedTuple):
@@ -35,51 +35,85 @@ class BeirSet(NamedTuple):
     qrels: dict  # query id -> {doc id: grade}; a grade above 0 is relevant
 
 
+def _utf8_lines(path: Path):
+    "`(number, line)` of a UTF-8 text file; bytes that are not UTF-8 are refused naming the file and line."
+    try:
+        with path.open(encoding="utf-8") as f:
+            yield from enumerate(f, 1)
+    except UnicodeDecodeError as e:
+        with path.open("rb") as f:  # only on failure: find the line, streaming
+            for n, raw in enumerate(f, 1):
+                try:
+                    raw.decode("utf-8")
+                except UnicodeDecodeError as bad:
+                    said = f"byte {bad.start + 1} of the line, {raw[bad.start : bad.start + 1]!r}: {bad.reason}"
+                    raise ValueError(f"{path}:{n}: not UTF-8 text ({said}); save it as UTF-8") from None
+        raise ValueError(f"{path}: not UTF-8 text ({e.reason}); save it as UTF-8") from None
+
+
 def _read_jsonl(path: Path, what: str) -> dict:
     "`{_id: text}` of a BEIR corpus or queries file (a title, where there is one, before the text)."
     if not path.is_file():
         raise FileNotFoundError(f"{path} is missing: a BEIR folder has corpus.jsonl, queries.jsonl and qrels/")
     out = {}
-    with path.open(encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{path}:{n}: not a JSON line ({e.msg})") from None
-            if not isinstance(row, dict) or not isinstance(row.get("_id"), (str, int)) or "text" not in row:
-                raise ValueError(f"{path}:{n}: a {what} line needs an '_id' and a 'text'")
-            if not isinstance(row["text"], str) or not isinstance(row.get("title") or "", str):
-                raise ValueError(f"{path}:{n}: the {what}'s text and title must be strings")
-            key = str(row["_id"])
-            if not key or any(c.isspace() for c in key):
-                raise ValueError(f"{path}:{n}: the {what} id {key!r} is empty or holds white space (TREC runs cannot)")
-            if key in out:
-                raise ValueError(f"{path}:{n}: the {what} id {key!r} is given twice")
-            out[key] = " ".join(t for t in (str(row.get("title") or "").strip(), str(row["text"])) if t)
+    for n, line in _utf8_lines(path):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{path}:{n}: not a JSON line ({e.msg})") from None
+        if not isinstance(row, dict) or not isinstance(row.get("_id"), (str, int)) or "text" not in row:
+            raise ValueError(f"{path}:{n}: a {what} line needs an '_id' and a 'text'")
+        if not isinstance(row["text"], str) or not isinstance(row.get("title") or "", str):
+            raise ValueError(f"{path}:{n}: the {what}'s text and title must be strings")
+        key = str(row["_id"])
+        if not key or any(c.isspace() for c in key):
+            raise ValueError(f"{path}:{n}: the {what} id {key!r} is empty or holds white space (TREC runs cannot)")
+        if key in out:
+            raise ValueError(f"{path}:{n}: the {what} id {key!r} is given twice")
+        out[key] = " ".join(t for t in (str(row.get("title") or "").strip(), str(row["text"])) if t)
     return out
 
 # %% ../nbs/17b_beir.ipynb #c041
+GRADES = (-(10**6), 10**6)  # the grades a qrels file may hold: trec_eval keeps a count per grade up to the highest
+
+
+def _grade_ok(text: str) -> bool:
+    "Whether the integer `text` lies within `GRADES` (its digits counted first: no huge number is ever parsed)."
+    digits = text.lstrip("-").lstrip("0")
+    return len(digits) <= 7 and GRADES[0] <= int(text) <= GRADES[1]
+
+
+def check_split(split) -> str:
+    "`split` when it is a plain name (letters, digits, `_ + - .`; no path separator, no `..`): it names files."
+    if not isinstance(split, str) or not re.fullmatch(r"[\w+-][\w.+-]*", split) or ".." in split:
+        raise ValueError(f"the BEIR split {split!r} is not a plain name (letters, digits, '_', '+', '-', '.'; no "
+                         "'/' and no '..'): it names qrels/<split>.tsv and the run file, in their folders")  # fmt: skip
+    return split
+
+
 def _read_qrels(path: Path) -> dict:
     "`{qid: {docid: grade}}` of a BEIR qrels file (tab-separated, a header line, integer grades)."
     if not path.is_file():
         there = sorted(p.name for p in path.parent.glob("*.tsv")) if path.parent.is_dir() else []
         raise FileNotFoundError(f"{path} is missing (qrels there: {', '.join(there) or 'none'})")
     qrels = {}
-    with path.open(encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            parts = line.rstrip("\n").split("\t")
-            if n == 1 and parts[0] in ("query-id", "query_id", "qid"):
-                continue  # the header
-            if not line.strip():
-                continue
-            if len(parts) != 3 or not re.fullmatch(r"-?[0-9]+", parts[2]):
-                raise ValueError(f"{path}:{n}: a qrels line is 'query-id<TAB>corpus-id<TAB>integer score', got "
-                                 f"{line.rstrip()[:80]!r}")  # fmt: skip
-            if parts[1] in qrels.get(parts[0], {}):
-                raise ValueError(f"{path}:{n}: query {parts[0]!r} judges document {parts[1]!r} a second time")
-            qrels.setdefault(parts[0], {})[parts[1]] = int(parts[2])
+    for n, line in _utf8_lines(path):
+        parts = line.rstrip("\n").split("\t")
+        if n == 1 and parts[0] in ("query-id", "query_id", "qid"):
+            continue  # the header
+        if not line.strip():
+            continue
+        if len(parts) != 3 or not re.fullmatch(r"-?[0-9]+", parts[2]):
+            raise ValueError(f"{path}:{n}: a qrels line is 'query-id<TAB>corpus-id<TAB>integer score', got "
+                             f"{line.rstrip()[:80]!r}")  # fmt: skip
+        if not _grade_ok(parts[2]):
+            raise ValueError(f"{path}:{n}: the grade {parts[2][:24]}{'…' if len(parts[2]) > 24 else ''} is outside "
+                             f"[{GRADES[0]}, {GRADES[1]}] (GRADES: trec_eval's memory grows with it)")  # fmt: skip
+        if parts[1] in qrels.get(parts[0], {}):
+            raise ValueError(f"{path}:{n}: query {parts[0]!r} judges document {parts[1]!r} a second time")
+        qrels.setdefault(parts[0], {})[parts[1]] = int(parts[2])
     if not qrels:
         raise ValueError(f"{path} holds no judgements (it is empty, or a header only): a BEIR qrels file has one "
                          "line 'query-id<TAB>corpus-id<TAB>integer score' per judgement")  # fmt: skip
@@ -101,7 +135,7 @@ def _warn_unmeetable(qrels: dict, path: Path) -> None:
 
 def read_beir(folder, split: str = "test") -> BeirSet:
     "The BEIR set in `folder`: `corpus.jsonl`, `queries.jsonl` and `qrels/<split>.tsv`, checked for dangling ids."
-    folder = Path(folder)
+    folder, split = Path(folder), check_split(split)  # before any file is read
     corpus, queries = _read_jsonl(folder / "corpus.jsonl", "corpus"), _read_jsonl(folder / "queries.jsonl", "query")
     qrels = _read_qrels(folder / "qrels" / f"{split}.tsv")
     for side, ids, known in (("queries", qrels, queries), ("corpus", {d for q in qrels.values() for d in q}, corpus)):
@@ -142,6 +176,7 @@ def write_beir(
     force: bool = False,  # replace what the folder holds
 ) -> Path:
     "Write `beir` as a BEIR folder: locked before the first write, written aside, then moved in (qrels last)."
+    check_split(split)
     folder = check_out_folder(folder)  # never into a run or a checkpoint, whatever `force` says
     with run_lock(folder, f"writing a BEIR set into {folder.name}"):
         held = sorted(p.name for p in folder.iterdir() if p.name != LOCK_NAME)
@@ -185,6 +220,10 @@ def ir_metrics(
         raise ValueError("qrels are empty: there is nothing to evaluate")
     run = {str(q): {str(d): float(s) for d, s in docs.items()} for q, docs in run.items()}
     qrels = {str(q): {str(d): int(g) for d, g in docs.items()} for q, docs in qrels.items()}
+    bad = next(((q, d, g) for q, docs in qrels.items() for d, g in docs.items() if not GRADES[0] <= g <= GRADES[1]), 0)
+    if bad:
+        raise ValueError(f"query {bad[0]!r} grades document {bad[1]!r} {bad[2]}, outside [{GRADES[0]}, {GRADES[1]}] "
+                         "(GRADES: trec_eval's memory grows with the highest)")  # fmt: skip
     missing = sorted(set(qrels) - set(run))
     if missing:
         warnings.warn(f"{len(missing)} of the {len(qrels)} queries have no results in the run (e.g. {missing[:3]}): "
@@ -282,10 +321,29 @@ def write_trec_run(run: dict, path, tag: str = "magicarp") -> Path:
     return atomic_write(Path(path), "\n".join(lines) + "\n")
 
 
+def trec_run_name(
+    model: str,  # the model that ranked, e.g. 'zero-shot', 'fine-tuned'
+    asks: str | None = None,  # a pair table's direction: 'reviews' or 'passages' ask
+    beir=None,  # or a BEIR folder
+    split: str = "test",  # that folder's qrels
+) -> str:
+    "The file name of a run: `<model>-<asks>-ask.trec` of a pair table, `<model>-beir-<folder>-<split>.trec` of a set."
+    if (asks is None) == (beir is None):
+        raise ValueError("a run is of a pair table's direction (asks=) or of a BEIR folder (beir=), one of them")
+    if not re.fullmatch(r"[\w+-][\w.+-]*", str(model)) or ".." in str(model):
+        raise ValueError(f"the model name {model!r} is not a plain name: it names the run file")
+    if asks is not None:
+        if asks not in ("reviews", "passages"):
+            raise ValueError(f"asks must be 'reviews' or 'passages', got {asks!r}")
+        return f"{model}-{asks}-ask.trec"
+    folder = Path(beir).expanduser().resolve().name or "root"  # '.' and 'x/..' by the folder's own name
+    return f"{model}-beir-{folder}-{check_split(split)}.trec"
+
+
 def read_trec_run(path) -> dict:
     "The run in a TREC run file, refusing a line that is not `qid Q0 docid rank score tag`."
     run = {}
-    for n, line in enumerate(Path(path).read_text().splitlines(), 1):
+    for n, line in _utf8_lines(Path(path)):
         if not line.strip():
             continue
         parts = line.split()
@@ -294,7 +352,7 @@ def read_trec_run(path) -> dict:
             q, _, d, _, score, _ = parts[0], parts[1], parts[2], int(parts[3]), float(parts[4]), parts[5]
         except (AssertionError, ValueError):
             raise ValueError(
-                f"{path}:{n}: a TREC run line is 'qid Q0 docid rank score tag', got {line[:80]!r}"
+                f"{path}:{n}: a TREC run line is 'qid Q0 docid rank score tag', got {line.rstrip()[:80]!r}"
             ) from None
         if not math.isfinite(score):
             raise ValueError(f"{path}:{n}: the score {parts[4]} is not a finite number")

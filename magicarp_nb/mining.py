@@ -19,6 +19,7 @@ from typing import NamedTuple
 import datasets
 import numpy as np
 import torch
+import yaml
 from tqdm.auto import tqdm
 
 from .carp import CarpModel, build_carp, load_carp
@@ -325,9 +326,13 @@ def _write_mined(out: Path, dsd: datasets.DatasetDict, record: dict) -> None:
     tmp.rmdir()
 
 
-def _check_out(out: Path, force: bool) -> None:
-    "Refuse a folder with content, unless `force`."
+def _check_out(out: Path, force: bool, roots=()) -> None:
+    "Refuse a folder with content unless `force`, and always one that a run beside it, or under `roots`, trains on."
     held = sorted(p.name for p in out.iterdir() if p.name != LOCK_NAME)
+    if held and (found := _trained_on(out, (out.parent, *roots))):
+        raise ValueError(f"{out} is the table that {found[0].parent.name} trains on ({found[0]}: {found[1]}); "
+                         "replacing it, even with force=True, leaves that run unable to resume: give another "
+                         "folder")  # fmt: skip
     if held and not force:
         raise FileExistsError(f"{out} already holds {', '.join(held[:4])}{' …' if len(held) > 4 else ''}: "
                               "pass force=True to replace it, or choose another folder")  # fmt: skip
@@ -345,6 +350,40 @@ def _reads(src: MiningSource, cfg) -> dict:
         if table and Path(table).expanduser().exists():
             reads[f"the table of data.sources entry {i}"] = table
     return reads
+
+# %% ../nbs/19_mining.ipynb #c032a
+def _tables_of(data) -> list:
+    "`(key, table)` of each table a run's `data` section trains on: `data.sources`' tables, else a table's source."
+    if not isinstance(data, dict):
+        return []
+    if isinstance(data.get("sources"), (list, tuple)) and data["sources"]:
+        found = []
+        for i, spec in enumerate(data["sources"]):
+            try:
+                _, table, _ = parse_source(str(spec))
+            except ValueError:  # an entry that run cannot read either
+                continue
+            found += [(f"data.sources entry {i} {str(spec)!r}", table)] if table else []
+        return found
+    source = data.get("source")
+    return [("data.source", source)] if data.get("pipeline") == "table" and isinstance(source, str) else []
+
+
+def _trained_on(out: Path, roots) -> tuple | None:
+    "`(config.yaml, key)` of the first run folder in one of `roots` whose config trains on the table `out`; or None."
+    for root in dict.fromkeys(Path(r) for r in roots):  # each once, in order
+        for run in sorted(root.iterdir()) if root.is_dir() else ():
+            path = run / "config.yaml"
+            try:
+                text = path.read_text() if path.is_file() else ""
+                data = yaml.safe_load(text).get("data") if out.name in text else None  # most never name the table
+            except (OSError, UnicodeDecodeError, yaml.YAMLError, AttributeError):
+                continue  # a record no one can read: that run cannot resume from it either
+            for key, table in _tables_of(data):
+                p = Path(table).expanduser().resolve()  # as the run resolves it: from the working folder
+                if p == out or out in p.parents:
+                    return path, key
+    return None
 
 # %% ../nbs/19_mining.ipynb #c033
 class Mined(NamedTuple):
@@ -416,8 +455,8 @@ def mine_negatives(
     given = pairs is not None
     out = check_out_folder(out_dir, _reads(src, None if given else src.cfg)) if out_dir is not None else None
     with run_lock(out, f"mining into {out.name}") if out else contextlib.nullcontext():  # before the first write
-        if out:
-            _check_out(out, force)
+        if out:  # a run's source: its siblings are runs too, and may train on what is replaced
+            _check_out(out, force, [Path(src.record["checkpoint"]).parent.parent] if "checkpoint" in src.record else [])
         pairs = pairs if given else load_pairs_of(src.cfg.data)
         dsd, counts = _mine(src, pairs, settings, progress)
         _check_counts(counts, settings.knobs(), out)
