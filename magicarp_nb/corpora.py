@@ -13,17 +13,20 @@ import os
 import sys
 import sysconfig
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import datasets
 
 from .runfiles import atomic_write
 from .stories import generate_stories
-from .sources import cache_dir, check_text_column, read_dataset, read_texts, shipped_file, split_validation
-from .sources import texts_dataset
+from .sources import cache_dir, check_text_column, is_hub_name, read_dataset, read_texts, shipped_file
+from .sources import split_validation, texts_dataset
 
 # %% auto #0
-__all__ = ['NAMED_CORPORA', 'load_text_corpus', 'corpus_of', 'documented_functions', 'extract_stdlib_pairs']
+__all__ = ['CORPORA', 'NAMED_CORPORA', 'Corpus', 'register_corpus', 'corpus_kind', 'load_text_corpus', 'corpus_of',
+           'documented_functions', 'extract_stdlib_pairs']
 
 # %% ../nbs/04_corpora.ipynb #c006
 def _txt_texts(path: Path, separator: str) -> datasets.Dataset:
@@ -59,11 +62,78 @@ def _only_texts(ds: datasets.Dataset, where: str, text_column: str) -> datasets.
     with _progress_bars(len(ds) > 100_000):  # a bar only where filtering takes a while
         return ds.remove_columns(keep).filter(lambda b: [bool(t and t.strip()) for t in b["text"]], batched=True)
 
+# %% ../nbs/04_corpora.ipynb #c007k
+@dataclass(frozen=True)
+class Corpus:
+    """One kind of text corpus: the `data.corpus` values it reads, how it loads them, whether it needs the hub, and
+    which settings beyond the common ones it takes. `load_text_corpus` asks each registered kind in turn."""
+
+    name: str  # the kind, for messages and the registry
+    claims: Callable[[str], bool]  # whether this kind reads a `data.corpus` value
+    load: Callable[..., datasets.DatasetDict]  # (source, **settings) -> train (and validation where it has one)
+    needs_hub: Callable[[str], bool] = lambda source: False  # a value it would fetch from the Hugging Face hub
+    own: tuple = ()  # settings only this kind takes (`difficulty`): refused for another
+
+
+CORPORA: dict[str, Corpus] = {}
+"The kinds of corpus by name, asked in the order they were registered: the first that claims a value reads it."
+
+
+def register_corpus(kind: Corpus) -> Corpus:
+    "Add a kind of corpus (before the catch-all `dataset`, which claims every value no other kind does)."
+    CORPORA[kind.name] = kind
+    if "dataset" in CORPORA:  # the catch-all stays last
+        CORPORA["dataset"] = CORPORA.pop("dataset")
+    return kind
+
+
+def corpus_kind(source: str) -> Corpus:
+    "The registered kind of corpus that reads `source`."
+    return next(k for k in CORPORA.values() if k.claims(source))
+
 
 NAMED_CORPORA = {"tinystories-sample": "tinystories_sample.txt"}
 "Corpora shipped with the package (`sources.shipped_file`) by their `data.corpus` name; `<|endoftext|>` between texts."
 
+_DATASET_HINT = (
+    "Use data.corpus=generated or data.corpus=tinystories-sample (2 MiB of TinyStories shipped with the "
+    "package), or download the dataset where there is network "
+    "(datasets.load_dataset(name).save_to_disk(folder)) and set data.corpus=<folder>; "
+    "TinyStories' TinyStories-train.txt also works as a .txt file."
+)
+for _kind in (
+    Corpus(
+        "generated",
+        lambda s: s == "generated",
+        lambda s, n_stories, seed, val_fraction, difficulty, **_: split_validation(
+            texts_dataset(generate_stories(n_stories, seed, difficulty)), val_fraction, seed
+        ),
+        own=("difficulty",),
+    ),
+    Corpus(  # shipped as TinyStories' own .txt format
+        "shipped",
+        lambda s: s in NAMED_CORPORA,
+        lambda s, val_fraction, seed, **_: split_validation(
+            _txt_texts(shipped_file(NAMED_CORPORA[s]), "<|endoftext|>"), val_fraction, seed
+        ),
+    ),
+    Corpus(
+        "text file",
+        lambda s: Path(os.path.expanduser(s)).suffix == ".txt",
+        lambda s, separator, val_fraction, seed, **_: split_validation(
+            _txt_texts(Path(os.path.expanduser(s)), separator), val_fraction, seed
+        ),
+    ),
+    Corpus(  # a save_to_disk folder, a local table, or a hub name where there is network
+        "dataset",
+        lambda s: True,
+        lambda s, **_: read_dataset(s, "corpus", _DATASET_HINT, also=".txt, "),
+        needs_hub=is_hub_name,
+    ),
+):
+    register_corpus(_kind)
 
+# %% ../nbs/04_corpora.ipynb #c007l
 def load_text_corpus(
     source: str = "generated",  # see the table above
     n_stories: int = 6000,  # stories to generate when source='generated'
@@ -75,23 +145,12 @@ def load_text_corpus(
     difficulty: int = 0,  # of the generated stories (`generate_story`)
 ) -> datasets.DatasetDict:
     "A text corpus as a `DatasetDict` with `train` and `validation` splits and a `text` column."
-    path = Path(os.path.expanduser(source))
-    if difficulty and source != "generated":
+    kind = corpus_kind(source)
+    if difficulty and "difficulty" not in kind.own:
         raise ValueError(f"difficulty={difficulty} applies to the generated corpus only, not to {source!r}")
-    if source == "generated":
-        dsd = split_validation(texts_dataset(generate_stories(n_stories, seed, difficulty)), val_fraction, seed)
-    elif source in NAMED_CORPORA:  # shipped as TinyStories' own .txt format
-        dsd = split_validation(_txt_texts(shipped_file(NAMED_CORPORA[source]), "<|endoftext|>"), val_fraction, seed)
-    elif path.suffix == ".txt":
-        dsd = split_validation(_txt_texts(path, separator), val_fraction, seed)
-    else:
-        hint = (
-            "Use data.corpus=generated or data.corpus=tinystories-sample (2 MiB of TinyStories shipped with the "
-            "package), or download the dataset where there is network "
-            "(datasets.load_dataset(name).save_to_disk(folder)) and set data.corpus=<folder>; "
-            "TinyStories' TinyStories-train.txt also works as a .txt file."
-        )
-        dsd = read_dataset(source, "corpus", hint, also=".txt, ")
+    dsd = kind.load(
+        source, n_stories=n_stories, seed=seed, val_fraction=val_fraction, separator=separator, difficulty=difficulty
+    )
     for name in list(dsd):
         dsd[name] = _only_texts(dsd[name], f"corpus {source!r} split '{name}'", text_column)
     if "validation" not in dsd:

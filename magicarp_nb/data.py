@@ -16,7 +16,7 @@ import torch
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
 from transformers import AutoTokenizer, PreTrainedTokenizerFast
 
-from .corpora import NAMED_CORPORA, corpus_of
+from .corpora import corpus_kind, corpus_of
 from .sources import hub_reachable, is_hub_name, require_hub
 
 # %% auto #0
@@ -191,7 +191,7 @@ def check_local_data(
 ) -> None:
     "Fail at once, in one line naming the keys, when `data.corpus` or `data.tokenizer` need a hub that does not answer."
     hub = {}
-    if data_cfg.corpus not in ("generated", *NAMED_CORPORA) and is_hub_name(data_cfg.corpus):
+    if corpus_kind(data_cfg.corpus).needs_hub(data_cfg.corpus):
         hub["corpus"] = data_cfg.corpus
     if data_cfg.tokenizer != "bpe" and not tokenizer_saved and is_hub_name(data_cfg.tokenizer):
         hub["tokenizer"] = data_cfg.tokenizer
