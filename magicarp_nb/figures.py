@@ -5,43 +5,70 @@
 # %% ../nbs/30_figures.ipynb #c003
 from __future__ import annotations
 
+import functools
 import io
 import json
 import math
+import textwrap
 import warnings
 from pathlib import Path
 
 import matplotlib
 import matplotlib.pyplot as plt
+from matplotlib.lines import Line2D
 import pandas as pd
 import yaml
 
 from .analyze import EXTRA_COLUMNS, PAPER_COLUMNS
 from .measures import MeasureSettings, measure_unit
-from .run_names import parse_run_name
+from .run_names import paper_axes, parse_run_name
 from .runfiles import atomic_write
 from .sources import shipped_file
 
 # %% auto #0
-__all__ = ['LOSS_UNITS', 'MEASURES', 'UNITS', 'PAPER', 'TOKENIZER_NOTE', 'PAPER_TABLE', 'DELTA_COLUMNS', 'figure_alt',
-           'save_figure', 'plot_training_log', 'axis_label', 'checkpoint_rows', 'final_rows', 'analysis_settings',
-           'plot_nc_vs_loss', 'reference_path', 'load_reference', 'plot_seeds', 'correlations', 'plot_correlations',
-           'has_layers', 'plot_layers', 'reference_deltas', 'experiment_figures']
+__all__ = ['LOSS_UNITS', 'FIG_WIDTH', 'FONT', 'MEASURES', 'UNITS', 'PAPER', 'TOKENIZER_NOTE', 'MARKERS', 'FILLS', 'PAPER_TABLE',
+           'DELTA_COLUMNS', 'figure_alt', 'save_figure', 'plot_training_log', 'axis_label', 'checkpoint_rows',
+           'final_rows', 'analysis_settings', 'plot_nc_vs_loss', 'reference_path', 'load_reference', 'plot_seeds',
+           'correlations', 'plot_correlations', 'count_ticks', 'has_layers', 'plot_layers', 'reference_deltas',
+           'experiment_figures']
 
 # %% ../nbs/30_figures.ipynb #c005
 LOSS_UNITS = {"clm": "nats per token", "carp": "nats per pair"}
 "The unit of each task's training loss: CLM's cross-entropy is per token, CARP's InfoNCE is per (passage, review) pair."
 
 
+FIG_WIDTH = 6.1
+"Inches: the docs' text column (760 px: 6.1 in at `save_figure`'s 120 dpi, with its margin), so text is read as drawn."
+FONT = {"title": 10, "label": 9, "tick": 8, "legend": 8, "figure": 11}
+"Font sizes (points) of every figure's text: the smallest, 8 pt, is 13 px in a saved figure shown at its width."
+
+
+def _wrap(text: str, width: int) -> str:
+    "`text` in lines of at most `width` characters (a title or label kept within its figure or panel)."
+    return textwrap.fill(text, width, break_on_hyphens=False)
+
+
+def _unit_below(label: str, width: int = 22) -> str:
+    "An axis label longer than `width` characters with its unit on a line of its own: 'norms_var\\n(hidden units²)'."
+    return label.replace(" (", "\n(", 1) if len(label) > width else label
+
+
+def _subplots(nrows: int, ncols: int, height: float):
+    """A figure `FIG_WIDTH` wide and `height` tall, its panels' labels and ticks at `FONT`'s sizes, set on each panel:
+    a `plt.rc_context` around a kernel's first figure would turn the notebook's inline display off for the rest."""
+    fig, axes = plt.subplots(nrows, ncols, figsize=(FIG_WIDTH, height), squeeze=False)
+    for ax in axes.flat:
+        ax.tick_params(labelsize=FONT["tick"])
+        plt.setp([ax.xaxis.label, ax.yaxis.label], size=FONT["label"])
+    return fig, axes
+
+
 def figure_alt(fig) -> str:
     "A one-sentence description of a figure (its title, then each panel's y against x), for alt text and PNG metadata."
-    title = fig.get_suptitle()
-    panels = [
-        f"{ax.get_title() or ax.get_ylabel()}: {ax.get_ylabel() or ax.get_title()} against {ax.get_xlabel()}"
-        for ax in fig.axes
-        if ax.get_visible() and (ax.get_title() or ax.get_ylabel())
-    ]
-    return "; ".join(([title] if title else []) + panels)
+    panels = [f"{ax.get_title() or ax.get_ylabel()}: {ax.get_ylabel() or ax.get_title()} against {ax.get_xlabel()}"
+              for ax in fig.axes if ax.get_visible() and (ax.get_title() or ax.get_ylabel())]  # fmt: skip
+    title = [fig.get_suptitle()] if fig.get_suptitle() else []
+    return " ".join("; ".join(title + panels).split())  # titles and labels wrapped over lines, as one line
 
 
 def save_figure(fig, path) -> Path:
@@ -50,7 +77,7 @@ def save_figure(fig, path) -> Path:
     fig.savefig(buf, format="png", dpi=120, bbox_inches="tight", metadata={"Description": figure_alt(fig)})
     return atomic_write(path, buf.getvalue())
 
-
+# %% ../nbs/30_figures.ipynb #4a26e393
 def plot_training_log(
     run_dir,  # a run folder with log.csv (and config.yaml, whose task and run name label the plot)
     baselines: dict | None = None,  # horizontal reference lines, e.g. {"unigram entropy": 5.3}
@@ -63,7 +90,8 @@ def plot_training_log(
     cfg = yaml.safe_load((run_dir / "config.yaml").read_text()) if (run_dir / "config.yaml").exists() else {}
     unit = LOSS_UNITS.get(cfg.get("task"), "nats")
     title = title or cfg.get("run_name") or run_dir.name
-    fig, ax = plt.subplots(figsize=(6, 3.2))
+    fig, axes = _subplots(1, 1, 3.2)
+    ax = axes[0, 0]
     if "train_loss" in log:  # a run shorter than one log window has evaluation rows only
         tr = log.dropna(subset=["train_loss"])
         ax.plot(tr["step"], tr["train_loss"], label="train loss", lw=1)
@@ -72,8 +100,9 @@ def plot_training_log(
         ax.plot(ev["step"], ev["eval_loss"], "o-", label="validation loss")
     for i, (name, y) in enumerate((baselines or {}).items()):
         ax.axhline(y, ls="--", color=f"C{i + 2}", lw=1, label=name)
-    ax.set(xlabel="optimiser step", ylabel=f"loss ({unit})", title=f"{title}: training and validation loss")
-    ax.legend(fontsize=8)
+    ax.set(xlabel="optimiser step", ylabel=f"loss ({unit})")
+    ax.set_title(f"{title}: training and validation loss", fontsize=FONT["title"])
+    ax.legend(fontsize=FONT["legend"])
     fig.tight_layout()
     if save:
         save_figure(fig, run_dir / "figures" / "training.png")
@@ -106,11 +135,15 @@ def axis_label(col: str, settings: MeasureSettings | None = None) -> str:
 
 
 def checkpoint_rows(df: pd.DataFrame) -> pd.DataFrame:
-    "Every checkpoint's row at the LM head's input, with `run` (the model without `@step`) and `agreement` added."
+    """Every checkpoint's row at the LM head's input, with `run` (the model without `@step`), `agreement`, and the
+    `weight_decay` that names in the paper's scheme carry (`01x0064_01L`: 0.1; NaN for other names)."""
     df = df[df["model"].str.count("@") < 2].copy()  # inner layers (`@L<k>`) have their own figure
     df["run"] = df["model"].str.split("@").str[0]
     if {"hits", "misses"} <= set(df):
         df["agreement"] = df["hits"] / (df["hits"] + df["misses"])
+    if "weight_decay" not in df:
+        axes = [paper_axes(r.split("/")[-1]) for r in df["run"]]  # a run may be named exp/run
+        df["weight_decay"] = [a["weight_decay"] if a else math.nan for a in axes]
     return df.sort_values(["run", "step"]).reset_index(drop=True)
 
 
@@ -138,15 +171,23 @@ def _log_scale(v: pd.Series) -> bool:
     v = v.dropna()
     return len(v) > 1 and bool((v > 0).all()) and v.max() / v.min() > 30
 
+# %% ../nbs/30_figures.ipynb #e58f0b69
+def _heading(text: str) -> Line2D:
+    "A legend entry without a mark: the heading of the entries after it (drawn bold by `_legend_panel`)."
+    return Line2D([], [], ls="", marker="", label=text)
 
-def _finish_panels(fig, axes, used: int) -> None:
-    "Hide the panels after the first `used`, and move the first panel's legend to the figure's right."
-    for ax in list(axes.flat)[used:]:
+
+def _legend_panel(axes, used: int, handles: list) -> None:
+    "Hide the panels after the first `used` and draw the legend (`handles`, headings bold) in the first of them."
+    spare = list(axes.flat)[used:]
+    for ax in spare[1:]:
         ax.set_visible(False)
-    if used:
-        handles, labels = axes.flat[0].get_legend_handles_labels()
-        axes.flat[0].get_legend().remove()
-        fig.legend(handles, labels, loc="center right", fontsize=8, frameon=False)
+    spare[0].axis("off")
+    legend = spare[0].legend(handles=handles, loc="center", frameon=False, fontsize=FONT["legend"],
+                             ncol=1 if len(handles) <= 12 else 2)  # fmt: skip
+    for h, text in zip(handles, legend.get_texts()):
+        if not h.get_marker() and h.get_linestyle() in ("", "None"):
+            text.set_fontweight("bold")
 
 # %% ../nbs/30_figures.ipynb #c012a
 PAPER = "Wu & Papyan 2024"
@@ -155,6 +196,10 @@ TOKENIZER_NOTE = (
     "x: nats per token of each model's own tokenizer; the published models use GPT-Neo's (50,257 tokens), "
     "so losses compare across the two only roughly"
 )
+MARKERS = ["o", "X", "s", "P", "D", "^", "v", "<", ">"]
+"A marker per depth (the paper's grid has five)."
+FILLS = ["none", "left", "bottom", "right", "top"]
+"How a marker is filled for each weight decay but the largest (drawn full): the paper's three are none, half, full."
 
 
 def _trajectories(ax, history: pd.DataFrame, target: str, col: str, palette: dict) -> None:
@@ -164,54 +209,89 @@ def _trajectories(ax, history: pd.DataFrame, target: str, col: str, palette: dic
             ax.plot(run[target], run[col], color=palette.get(run["width"].iloc[0], "0.4"), lw=0.8, alpha=0.7,
                     marker=".", ms=3, zorder=1)  # fmt: skip
 
+
+def _run_marks(df: pd.DataFrame) -> tuple[dict, dict, dict, list]:
+    """Colour by width, marker by depth and fill by weight decay (when the runs have several), and the legend's
+    entries saying so: (colours, markers, fills, handles)."""
+    import seaborn as sns  # late import: seaborn (~0.2 s) is needed only when a figure is drawn
+
+    widths, depths = sorted(df["width"].dropna().unique()), sorted(df["depth"].dropna().unique())
+    decays = sorted(df["weight_decay"].dropna().unique()) if "weight_decay" in df else []
+    if len(decays) > len(FILLS) + 1:
+        raise ValueError(f"{len(decays)} weight decays in the runs; a figure tells at most {len(FILLS) + 1} apart")
+    colours = dict(zip(widths, sns.color_palette("viridis", len(widths))))
+    markers = {d: MARKERS[i % len(MARKERS)] for i, d in enumerate(depths)}
+    fills = dict(zip(decays, FILLS[: len(decays) - 1] + ["full"])) if len(decays) > 1 else {}
+    key = lambda v, **k: Line2D([], [], ls="", ms=6, mew=1.2, markerfacecoloralt="white", label=f"{v:g}", **k)
+    handles = [_heading("width")] + [key(w, marker="o", color=c) for w, c in colours.items()]
+    handles += [_heading("depth")] + [key(d, marker=m, color="0.35") for d, m in markers.items()]
+    handles += [_heading("weight decay")] * bool(fills) + [key(wd, marker="o", color="0.35", fillstyle=f)
+                                                           for wd, f in fills.items()]  # fmt: skip
+    return colours, markers, fills, handles
+
+
+def _underlay_handles(reference, history, reference_label: str) -> list:
+    "The legend's entries for what is drawn under the runs: the published cloud, each run's checkpoints."
+    out = []
+    if reference is not None:
+        label = f"{reference_label}\n({len(reference)} models)"
+        out.append(Line2D([], [], ls="", marker="o", ms=4, color="0.8", label=label))
+    if history is not None:
+        out.append(Line2D([], [], color="0.4", lw=0.8, marker=".", ms=3, label="a run's checkpoints,\nfirst to last"))
+    return out
+
+
+def _draw_runs(ax, df: pd.DataFrame, target: str, col: str, marks) -> None:
+    "Each run's point, in the colour of its width, the marker of its depth and the fill of its weight decay."
+    colours, markers, fills, _ = marks
+    decay = df["weight_decay"] if "weight_decay" in df else pd.Series(math.nan, index=df.index)
+    for (w, d, wd), g in df.assign(_wd=decay).groupby(["width", "depth", "_wd"], dropna=False):
+        ax.plot(g[target], g[col], ls="", marker=markers.get(d, "o"), ms=6.5, mew=1.2, color=colours.get(w, "0.4"),
+                fillstyle=fills.get(wd, "full"), markerfacecoloralt="white", zorder=2, gid="run")  # fmt: skip
+
 # %% ../nbs/30_figures.ipynb #c012
 def plot_nc_vs_loss(
     df: pd.DataFrame,  # `final_rows` of the analysis CSV
     columns=None,  # measures to plot (default `MEASURES` present in df)
     target: str = "val_loss",
     save=None,  # PNG path
-    ncols: int = 4,
+    ncols: int = 3,  # panels per row; the legend takes the panel after the last measure
     title: str | None = None,  # the figure's title, e.g. the experiment's name
     reference: pd.DataFrame | None = None,  # the published table, drawn as a grey cloud underneath (`load_reference`)
     history: pd.DataFrame | None = None,  # `checkpoint_rows`: each run's checkpoints drawn as a line to its last
     settings: MeasureSettings | None = None,  # the analysis' measure settings (units; `analysis_settings`)
     reference_label: str = PAPER,
 ):
-    "One panel per measure against validation loss, coloured by width and marked by depth."
-    import seaborn as sns  # late import: seaborn (~0.2 s) is needed only when a figure is drawn
-
+    "One panel per measure against validation loss: colour by width, marker by depth, fill by weight decay."
     columns = [c for c in (columns or MEASURES) if c in df and df[c].notna().any()]
     if reference is not None and settings is not None and settings.dist_exp != 2 and "cdnv" in columns:
         warnings.warn(f"the published cdnv uses dist_exp=2, these runs' dist_exp={settings.dist_exp:g}: the cdnv "
                       "panel mixes two definitions", stacklevel=2)  # fmt: skip
-    nrows = math.ceil(len(columns) / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(3.2 * ncols, 2.8 * nrows + 0.3 * (reference is not None)),
-                             squeeze=False)  # fmt: skip
-    widths = sorted(df["width"].dropna().unique())
-    palette = dict(zip(widths, sns.color_palette("viridis", len(widths))))
+    marks = _run_marks(df)
+    nrows = math.ceil((len(columns) + 1) / ncols)  # one panel more: the legend's
+    note = (
+        _wrap(f"grey: {reference_label}, the published table. {TOKENIZER_NOTE}.", 110) if reference is not None else ""
+    )
+    fig, axes = _subplots(nrows, ncols, 2.1 * nrows + 0.2 * note.count("\n") + 0.2)
     for ax, col in zip(axes.flat, columns):
         if reference is not None and col in reference:
-            ax.scatter(reference[target], reference[col], s=10, color="0.8", zorder=0,
-                       label=f"{reference_label} ({len(reference)} models)")  # fmt: skip
+            ax.scatter(reference[target], reference[col], s=8, color="0.8", zorder=0)
         if history is not None:
-            _trajectories(ax, history, target, col, palette)
-        sns.scatterplot(data=df, x=target, y=col, hue="width", style="depth", palette=palette, s=55, ax=ax,
-                        legend=ax is axes.flat[0], zorder=2)  # fmt: skip
+            _trajectories(ax, history, target, col, marks[0])
+        _draw_runs(ax, df, target, col, marks)
         both = df[col] if reference is None or col not in reference else pd.concat([df[col], reference[col]])
         if _log_scale(both):
             ax.set_yscale("log")
-        ax.set_title(col, fontsize=10)
-        ax.set_xlabel(axis_label(target, settings), fontsize=8)
-        ax.set_ylabel(axis_label(col, settings), fontsize=8)
-    _finish_panels(fig, axes, len(columns))
-    lines = "; lines: each run's checkpoints, first to last" if history is not None else ""
+        ax.set_title(col, fontsize=FONT["title"])
+        ax.set_xlabel(axis_label(target, settings))
+        ax.set_ylabel(_unit_below(axis_label(col, settings)))
+    handles = marks[3] + _underlay_handles(reference, history, reference_label)
+    _legend_panel(axes, len(columns), handles)
     if title:
-        fig.suptitle(f"{title}: collapse measures against {target}{lines}", fontsize=11)
-    if reference is not None:
-        fig.text(0.01, 0.005, f"grey: {reference_label}, the published table. {TOKENIZER_NOTE}.", fontsize=7)
-    fig.canvas.draw()  # the legend's width, to leave it room on the right
-    right = 1 - fig.legends[0].get_window_extent().width / fig.bbox.width - 0.01 if fig.legends else 0.93
-    fig.tight_layout(rect=(0, 0.03 if reference is not None else 0, right, 1))
+        fig.suptitle(_wrap(f"{title}: collapse measures against {target}", 80), fontsize=FONT["figure"])
+    if note:
+        fig.text(0.01, 0.005, note, fontsize=FONT["tick"], va="bottom")
+    fig.tight_layout(rect=(0, (0.2 + 0.2 * note.count("\n")) / fig.get_figheight() if note else 0, 1, 1))
     if save:
         save_figure(fig, save)
     return fig
@@ -265,33 +345,33 @@ def plot_seeds(
     columns=None,
     save=None,
     target: str = "val_loss",
-    ncols: int = 6,
+    ncols: int = 3,
     title: str | None = None,  # prefix of the figure's title, e.g. the experiment's name
     settings: MeasureSettings | None = None,  # the analysis' measure settings (units)
 ):
-    "The seeds of one architecture side by side: one bar per seed and measure (and validation loss)."
+    "The seeds of one architecture: a point per seed and measure (and validation loss), then their mean ± sd."
     import seaborn as sns  # late import: seaborn (~0.2 s) is needed only when a figure is drawn
 
     sub = df[(df["depth"] == depth) & (df["width"] == width)].sort_values("seed")
     if sub.empty:
         raise ValueError(f"no runs of depth {depth} and width {width}")
     columns = [target] + [c for c in (columns or MEASURES) if c in sub and sub[c].notna().any()]
+    n, colours = len(sub), sns.color_palette("tab10", len(sub))
     nrows = math.ceil(len(columns) / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(1.8 * ncols, 2.3 * nrows), squeeze=False)
+    fig, axes = _subplots(nrows, ncols, 2.1 * nrows)
     for ax in list(axes.flat)[len(columns) :]:
         ax.set_visible(False)
     for ax, col in zip(axes.flat, columns):
-        ax.bar(range(len(sub)), sub[col], color=sns.color_palette("tab10", len(sub)))
-        ax.set_xticks(range(len(sub)), [f"s{int(s)}" for s in sub["seed"]], fontsize=7)
-        ax.set_title(col, fontsize=9)
-        ax.set_xlabel("seed", fontsize=7)
-        ax.set_ylabel(axis_label(col, settings), fontsize=7)
-        ax.tick_params(axis="y", labelsize=7)
-        lo, hi = sub[col].min(), sub[col].max()
-        if lo * hi > 0 and max(abs(lo), abs(hi)) / min(abs(lo), abs(hi)) < 3:  # small spreads would vanish from 0
-            pad = 0.5 * (hi - lo) + 1e-12
-            ax.set_ylim(lo - pad, hi + pad)
-    fig.suptitle(f"{title + ': ' if title else ''}seeds of {depth:02d}x{width:04d}", fontsize=10)
+        mean, sd = sub[col].mean(), sub[col].std()  # sd over the seeds (n - 1); NaN for one seed
+        ax.scatter(range(n), sub[col], color=colours, s=28, zorder=2)
+        ax.errorbar([n], [mean], yerr=[0.0 if pd.isna(sd) else sd], fmt="o", color="k", ms=4, capsize=3)
+        ax.set_xticks(range(n + 1), [f"s{int(s)}" for s in sub["seed"]] + ["mean"])
+        ax.set_xlim(-0.6, n + 0.6)
+        ax.set_title(col, fontsize=FONT["title"])
+        ax.set_xlabel(f"seed; sd {abs(sd / mean):.1%} of mean" if mean and pd.notna(sd) else "seed")
+        ax.set_ylabel(_unit_below(axis_label(col, settings)))
+    head = f"{title + ': ' if title else ''}seeds of {depth:02d}x{width:04d} (points; black: mean ± sd)"
+    fig.suptitle(_wrap(head, 80), fontsize=FONT["figure"])
     fig.tight_layout()
     if save:
         save_figure(fig, save)
@@ -315,20 +395,50 @@ def correlations(df: pd.DataFrame, target: str = "val_loss", columns=None) -> pd
 
 def plot_correlations(corr: pd.DataFrame, save=None, title: str = "correlation with validation loss"):
     "Bars of the Pearson and Spearman correlations, with the number of models n (per bar where it differs)."
-    fig, ax = plt.subplots(figsize=(6, 0.32 * len(corr) + 1))
     shown = corr.iloc[::-1]
     ns = shown["n"].astype(int) if "n" in shown else None
     one_n = ns is not None and ns.nunique() == 1
     labels = shown.index if ns is None or one_n else [f"{m} (n = {k})" for m, k in zip(shown.index, ns)]
-    shown[["pearson", "spearman"]].set_axis(labels).plot.barh(ax=ax, width=0.8)
+    fig, axes = _subplots(1, 1, 0.3 * len(corr) + 1.5)
+    ax = axes[0, 0]
+    shown[["pearson", "spearman"]].set_axis(labels).plot.barh(ax=ax, width=0.8, legend=False)
     ax.axvline(0, color="k", lw=0.8)
     ax.set_xlim(-1, 1)
     ax.set(xlabel="correlation coefficient (unitless, −1 to 1)", ylabel="measure")
-    ax.set_title(f"{title} (n = {ns.iloc[0]} models)" if one_n else title, fontsize=10)
+    # above the bars, not on them
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False, fontsize=FONT["legend"])
+    ax.set_title(_wrap(f"{title} (n = {ns.iloc[0]} models)" if one_n else title, 70), pad=22, fontsize=FONT["title"])
     fig.tight_layout()
     if save:
         save_figure(fig, save)
     return fig
+
+# %% ../nbs/30_figures.ipynb #e938a4d6
+def _count_label(v: float) -> str:
+    "A count in three significant digits with its thousands' prefix: 443136 → '443k', 1.2e6 → '1.2M'."
+    for div, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(v) >= div:
+            return f"{v / div:.3g}{prefix}"
+    return f"{v:.3g}"
+
+
+def count_ticks(
+    ax,  # the axes whose log-scaled axis shows counts
+    values,  # the counts drawn (e.g. each model's parameters)
+    axis: str = "x",
+) -> list:
+    "Readable ticks on a log axis of counts: 1, 2 and 5 of each decade (≥ 3 in range), else the data's values."
+    v = sorted({float(x) for x in values if x and x > 0})
+    if not v:
+        return []
+    decades = range(math.floor(math.log10(v[0])), math.floor(math.log10(v[-1])) + 1)
+    ticks = [m * 10.0**k for k in decades for m in (1, 2, 5) if v[0] <= m * 10.0**k <= v[-1]]
+    if len(ticks) < 3:  # the data's values, each at least a tenth of a decade after the last kept
+        ticks = functools.reduce(lambda kept, x: kept + [x] * (math.log10(x / kept[-1]) >= 0.1), v[1:], [v[0]])
+    target = getattr(ax, f"{axis}axis")
+    target.set_ticks(ticks, [_count_label(t) for t in ticks])
+    target.set_ticks([], minor=True)  # matplotlib's minor ticks would label 3×10⁵, 4×10⁵, … over each other
+    return ticks
 
 # %% ../nbs/30_figures.ipynb #c033b
 def has_layers(
@@ -346,7 +456,7 @@ def plot_layers(
     df: pd.DataFrame,  # the analysis CSV with a `layer` column
     columns=None,  # measures to plot (default `MEASURES` present in df)
     save=None,  # PNG path
-    ncols: int = 4,
+    ncols: int = 3,  # panels per row; the legend takes the panel after the last measure
     title: str | None = None,  # the figure's title, e.g. the experiment's name
     settings: MeasureSettings | None = None,  # the analysis' measure settings (units)
 ):
@@ -360,23 +470,24 @@ def plot_layers(
     if not has_layers(df):
         raise ValueError("the table has one layer per model; collect with layers='all' for a figure through depth")
     columns = [c for c in (columns or MEASURES) if c in df and df[c].notna().any()]
-    nrows = math.ceil(len(columns) / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(3.2 * ncols, 2.6 * nrows), squeeze=False)
+    nrows = math.ceil((len(columns) + 1) / ncols)  # one panel more: the legend's
+    fig, axes = _subplots(nrows, ncols, 2.1 * nrows + 0.3)
+    palette = dict(zip(sorted(df["run"].unique()), sns.color_palette(n_colors=df["run"].nunique())))
     for ax, col in zip(axes.flat, columns):
-        sns.lineplot(
-            data=df.sort_values("layer"), x="layer", y=col, hue="run", marker="o", ax=ax, legend=ax is axes.flat[0]
-        )
+        sns.lineplot(data=df.sort_values("layer"), x="layer", y=col, hue="run", palette=palette, marker="o", ax=ax,
+                     legend=False)  # fmt: skip
         if _log_scale(df[col]):
             ax.set_yscale("log")
         for last in sorted(df.groupby("run")["layer"].max().unique()):  # each model's last: its LM head's input
             ax.axvline(last, color="0.5", ls=":", lw=1, zorder=0)
-        ax.set_title(col, fontsize=10)
-        ax.set_xlabel("layer (0: embeddings)", fontsize=8)
-        ax.set_ylabel(axis_label(col, settings), fontsize=8)
-    _finish_panels(fig, axes, len(columns))
-    fig.suptitle(f"{title + ': ' if title else ''}measures through depth (dotted: the last layer, after the final "
-                 "norm, the LM head's input)", fontsize=10)  # fmt: skip
-    fig.tight_layout(rect=(0, 0, 0.88, 1))
+        ax.set_title(col, fontsize=FONT["title"])
+        ax.set_xlabel("layer (0: embeddings)")
+        ax.set_ylabel(_unit_below(axis_label(col, settings)))
+    handles = [Line2D([], [], color=c, marker="o", label=run) for run, c in palette.items()]
+    dotted = Line2D([], [], color="0.5", ls=":", lw=1, label="a model's last layer\n(the LM head's input)")
+    _legend_panel(axes, len(columns), [_heading("model@step")] + handles + [dotted])
+    fig.suptitle(_wrap(f"{title + ': ' if title else ''}measures through depth", 80), fontsize=FONT["figure"])
+    fig.tight_layout()
     if save:
         save_figure(fig, save)
     return fig

@@ -10,10 +10,9 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 import pandas as pd
-from matplotlib.ticker import NullFormatter
 
 from .config import load_config
-from .figures import correlations, save_figure
+from .figures import correlations, count_ticks, save_figure
 from .measures import study_columns
 from .checkpoints import resolve_checkpoint
 
@@ -67,7 +66,7 @@ def plot_loss_vs_params(table: pd.DataFrame, save=None, y: str = "best_val_loss"
         for _, r in sub.iterrows():
             ax.annotate(str(r["width"]), (r["n_params"], r[y]), fontsize=7, xytext=(3, 3), textcoords="offset points")
     ax.set_xscale("log")
-    ax.xaxis.set_minor_formatter(NullFormatter())  # the minor ticks' labels collide within a decade
+    count_ticks(ax, table["n_params"])  # 1, 2, 5 of each decade, or the sizes drawn (one label, before)
     ax.set(xlabel="parameters (count, log scale)", ylabel="best validation loss (nats per token)")
     ax.set_title("validation loss against size (labels: width)", fontsize=10)
     ax.legend(fontsize=8)

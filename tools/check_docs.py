@@ -2,15 +2,19 @@
 
 Fails on: a console error or uncaught page error, a local resource that does not load, an image that does not
 load or has no alt text, a sidebar / table-of-contents / in-page link to a page, anchor or file that does not exist,
-raw markdown or Quarto artefacts in the text (`{target=`, `](`, `$$`, unrendered `$…$`, `In [0]`), a stderr
-block, a duplicate id; at 1280 px, code or output cut off at the column's edge (an element of the page wider than
-its box that neither scrolls nor sits in something that does), a link in the prose styled like inline code (no
-underline, or the colour of code) and a figure whose click-to-zoom copy is cut at the window's right edge; at
-390 px (a phone), a page wider than the screen. Then serves _docs/ over http and searches for `nc_row` in the
-search box (Pagefind), waiting up to two minutes for the index to load and the results to fill in: no result
-fails, saying whether the index or the box never answered. And README.md: a link to a host nothing publishes
-(magicarp-nb.github.io, github.com/magicarp-nb), a relative link to a file that does not exist, a numbered
-notebook or runner of nbs/ it never names.
+raw markdown or Quarto artefacts in the text (`{target=`, `](`, `$$`, unrendered `$…$`, `In [0]`, a backtick in a
+markdown cell's prose or in an API signature's comment), a stderr block, a duplicate id; at 1280 px, code or
+output cut off at the column's edge (an element of the page wider than its box that neither scrolls nor sits in
+something that does), an API signature wider than its box (`pre.signature`: it wraps, so even a scrolling one is a
+signature partly out of sight), a link in the prose styled like inline code (no underline, or the colour of code)
+and a figure whose click-to-zoom copy is cut at the window's right edge; at 390 px (a phone), a page wider than the
+screen, a signature wider than its box, and a table that scrolls sideways without its hint (the caption and faded
+edge of nbs/styles.css) or one that fits but shows it. No signature block on any page fails too. Then serves
+_docs/ over http and searches for `nc_row` in the search box (Pagefind), waiting up to two minutes for the index to
+load and the results to fill in: no result fails, saying whether the index or the box never answered, and so does
+a `¶` in the results' titles or excerpts (a heading's anchor link indexed). And README.md: a link to a host
+nothing publishes (magicarp-nb.github.io, github.com/magicarp-nb), a relative link to a file that does not exist,
+a numbered notebook or runner of nbs/ it never names.
 
 Screenshots of the landing page, 08_trainer, 12_gradcache, the figures page and every runner's page that shows an
 executed record (nbs/records/) at 1280 and 390 px go to build/docs-shots/ (long pages in clips of 1,400 px).
@@ -51,12 +55,14 @@ INSPECT = """async () => {
   const main = document.querySelector('main') || document.body;
   const prose = main.cloneNode(true);
   prose.querySelectorAll('pre, code, .jp-InputArea, mjx-container, script, style').forEach(e => e.remove());
+  const mdprose = [...prose.querySelectorAll('.jp-MarkdownCell .jp-RenderedMarkdown')].map(e => e.innerText).join(' ');
   const where = a => a.closest('.site-sidebar') ? 'sidebar' : a.closest('.site-toc') ? 'toc'
     : a.closest('.site-prevnext') ? 'prev/next' : 'page';
   const links = [...document.querySelectorAll('a[href]')].map(a => ({href: a.getAttribute('href'), where: where(a)}));
   const imgs = [...document.images].map(i => ({src: i.getAttribute('src').slice(0, 60),
-    ok: i.complete && i.naturalWidth > 0, alt: i.getAttribute('alt') || ''}));
-  return {prose: prose.innerText, all: main.innerText, links, imgs,
+    ok: i.complete && i.naturalWidth > 0, alt: i.getAttribute('alt') || '', nat: i.naturalWidth,
+    shown: i.clientWidth, main: !!i.closest('main')}));
+  return {prose: prose.innerText, all: main.innerText, mdprose, links, imgs,
     ids: [...document.querySelectorAll('[id]')].map(e => e.id),
     stderr: document.querySelectorAll('[data-mime-type="application/vnd.jupyter.stderr"], .output_stderr').length,
     maths: document.querySelectorAll('mjx-container').length,
@@ -69,13 +75,20 @@ INDEX_PROBE = """async (term) => {
     const pagefind = await import('./pagefind/pagefind.js');
     await pagefind.init();
     const r = await pagefind.search(term);
-    return {loaded: true, n: r.results.length};
+    const texts = [];
+    for (const hit of r.results.slice(0, 5)) {
+      const d = await hit.data();
+      texts.push(d.meta.title || '', d.excerpt, ...d.sub_results.map(s => s.title + ' :: ' + s.excerpt));
+    }
+    return {loaded: true, n: r.results.length, texts: texts.map(t => t.replace(/<[^>]+>/g, ''))};
   } catch (e) { return {loaded: false, error: String(e)}; }
 }"""
 
 # Runs in the page after INSPECT: what does not fit. An element wider than its box is cut off when it hides its
 # overflow, or spills out of the column when it shows it without a scrolling element around it.
-LAYOUT = """() => {
+LAYOUT = """async () => {
+  // two frames: the tables' scroll timelines (their hint) are resolved after layout, not at the load event
+  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
   const main = document.querySelector('main') || document.body;
   const scrolls = e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);
   const cut = [];
@@ -103,8 +116,26 @@ LAYOUT = """() => {
     return c ? codes.has(look(c)) : codes.has(look(a));
   }).map(a => a.getAttribute('href'));
   const doc = document.documentElement;
+  const heading = e => {
+    const h = (e.parentElement.matches('div.highlight') ? e.parentElement : e).previousElementSibling;
+    return h && h.id ? h.id : '?';
+  };
+  // a show_doc entry's signature: a pre.signature, or the code block after a heading that follows the module's file
+  const entries = [...main.querySelectorAll('h2, h3, h4')].filter(h => h.previousElementSibling
+    && h.previousElementSibling.querySelector('.site-src')).map(h => h.nextElementSibling)
+    .map(e => e && e.matches('div.highlight') ? e.querySelector('pre') : e).filter(e => e && e.matches('pre'));
+  const sigs = [...new Set([...main.querySelectorAll('pre.signature'), ...entries])];
+  const wideSigs = sigs.filter(p => p.scrollWidth > p.clientWidth + 1)
+    .map(p => ({what: heading(p), lost: p.scrollWidth - p.clientWidth}));
+  const tables = [...main.querySelectorAll('.jp-RenderedMarkdown table, .jp-RenderedHTML table')];
+  const hinted = t => { const s = getComputedStyle(t, '::before');
+    return s.content.includes('scroll') && parseFloat(s.opacity) > 0.5 && parseFloat(s.maxHeight) > 0; };
+  const wide = t => t.scrollWidth > t.clientWidth;  // as the CSS sees it: a table that scrolls at all has a timeline
   return {cut: cut.map(e => ({what: what(e), lost: e.scrollWidth - e.clientWidth})), links: prose.length,
-    badLinks, pageWidth: doc.scrollWidth, viewWidth: doc.clientWidth};
+    badLinks, pageWidth: doc.scrollWidth, viewWidth: doc.clientWidth, sigs: sigs.length, wideSigs,
+    sigTicks: sigs.filter(p => [...p.querySelectorAll('.c1')].some(c => c.textContent.includes('`'))).map(heading),
+    tables: tables.filter(wide).length, unhinted: tables.filter(t => wide(t) && !hinted(t)).length,
+    falseHints: tables.filter(t => !wide(t) && hinted(t)).length};
 }"""
 
 # Runs in the page at 1280 px: the first figure narrowed to fit the column, clicked open (docs_site.js's zoom): where
@@ -130,6 +161,7 @@ ARTEFACTS = [  # (what, pattern, where: prose = text outside code blocks, all = 
     ("raw inline maths", re.compile(r"(?<![\w$])\$[^$\s][^$\n]*?\$(?![\w$])"), "prose"),
     ("input prompt", re.compile(r"In \[\d*\]"), "all"),
     ("escaped pipe", re.compile(r"\\\|"), "all"),
+    ("raw backtick (code not rendered as code)", re.compile(r"`"), "mdprose"),
 ]
 
 
@@ -163,17 +195,8 @@ def page_problems(info) -> list[str]:
     dup = sorted({i for i in info["ids"] if info["ids"].count(i) > 1})
     if dup:
         bad.append(f"duplicate ids: {', '.join(dup[:8])}")
-    wide, phone = info["layout"], info["phone"]
-    if wide["cut"]:
-        worst = max(wide["cut"], key=lambda c: c["lost"])
-        bad.append(
-            f"{len(wide['cut'])} element(s) cut off at {WIDTH} px (worst: {worst['what']}, {worst['lost']} px hidden)"
-        )
+    bad += layout_problems(info["layout"], info["phone"])
     bad += zoom_problems(info.get("zoom"))
-    if wide["badLinks"]:
-        bad.append(f"{len(wide['badLinks'])} link(s) styled like code, e.g. {wide['badLinks'][0]}")
-    if phone["pageWidth"] > phone["viewWidth"]:
-        bad.append(f"at {PHONE} px the page is {phone['pageWidth']} px wide: it scrolls sideways")
     bad += [f"image without alt text: {i['src']}" for i in info["imgs"] if not i["alt"].strip() or i["alt"] == NO_ALT]
     if info["stderr"]:
         bad.append(f"{info['stderr']} stderr block(s)")
@@ -184,6 +207,34 @@ def page_problems(info) -> list[str]:
         m = rx.search(text)
         if m:
             bad.append(f"{what}: …{text[max(0, m.start() - 40) : m.end() + 40]!r}…")
+    return bad
+
+
+def layout_problems(wide, phone) -> list[str]:
+    "What does not fit (LAYOUT's answers at 1280 and 390 px): cut elements, wide signatures, unhinted tables, links."
+    bad = []
+    if wide["cut"]:
+        worst = max(wide["cut"], key=lambda c: c["lost"])
+        bad.append(
+            f"{len(wide['cut'])} element(s) cut off at {WIDTH} px (worst: {worst['what']}, {worst['lost']} px hidden)"
+        )
+    for where, layout in ((WIDTH, wide), (PHONE, phone)):
+        if layout["wideSigs"]:
+            worst = max(layout["wideSigs"], key=lambda c: c["lost"])
+            bad.append(f"{len(layout['wideSigs'])} API signature(s) wider than their box at {where} px (worst: "
+                       f"{worst['what']}, {worst['lost']} px out of sight)")  # fmt: skip
+    if wide["sigTicks"]:
+        bad.append(
+            f"raw backticks in the comments of {len(wide['sigTicks'])} API signature(s), e.g. {wide['sigTicks'][0]}"
+        )
+    if phone["unhinted"]:
+        bad.append(f"{phone['unhinted']} table(s) scroll sideways at {PHONE} px without the 'scroll sideways' hint")
+    if phone["falseHints"]:
+        bad.append(f"{phone['falseHints']} table(s) fit at {PHONE} px but show the 'scroll sideways' hint")
+    if wide["badLinks"]:
+        bad.append(f"{len(wide['badLinks'])} link(s) styled like code, e.g. {wide['badLinks'][0]}")
+    if phone["pageWidth"] > phone["viewWidth"]:
+        bad.append(f"at {PHONE} px the page is {phone['pageWidth']} px wide: it scrolls sideways")
     return bad
 
 
@@ -276,6 +327,12 @@ def search(browser):
         elif not index["n"]:
             errors.append(f"search: the Pagefind index loaded but finds nothing for {SEARCH!r}")
         else:
+            pilcrow = next((t for t in index.get("texts", []) if "¶" in t), None)
+            if pilcrow is not None:
+                errors.append(
+                    f"search: a result for {SEARCH!r} shows '¶' ({pilcrow[:80]!r}): a heading's anchor link is "
+                    "indexed; render_docs marks them data-pagefind-ignore"
+                )
             found = search_box(page, deadline)
             if not found:
                 errors.append(
@@ -339,6 +396,24 @@ def readme_problems() -> list[str]:
     return bad
 
 
+def layout_totals(report) -> list[str]:
+    """Print what the pages hold of API signatures, tables that scroll on a phone and figures narrowed to fit the
+    column (their text shrinks with them); a problem if no page has a signature block (render_docs makes them)."""
+    sigs = sum(info["layout"]["sigs"] for _, info, _ in report)
+    wide_sigs = sum(len(info[w]["wideSigs"]) for _, info, _ in report for w in ("layout", "phone"))
+    tables = sum(info["phone"]["tables"] for _, info, _ in report)
+    hinted = tables - sum(info["phone"]["unhinted"] for _, info, _ in report)
+    shrunk = [(i["shown"] / i["nat"], path.name) for path, info, _ in report for i in info["imgs"]
+              if i["main"] and i["nat"] and i["shown"] < i["nat"] - 2]  # fmt: skip
+    least = f" (smallest {min(shrunk)[0]:.2f}× on {min(shrunk)[1]})" if shrunk else ""
+    print(
+        f"docs-check: {sigs} API signature blocks, {wide_sigs} wider than their box; at {PHONE} px {tables} "
+        f"table(s) scroll sideways, {hinted} with the hint; at {WIDTH} px {len(shrunk)} figure(s) narrowed to fit "
+        f"the column{least}"
+    )
+    return [] if sigs else ["no API signature block (pre.signature) on any page: render_docs renders show_doc's"]
+
+
 def main(chromium: str, shots: bool, shot_dir: Path) -> int:
     pages = sorted(p for p in DOCS.glob("*.html"))
     if not pages:
@@ -366,6 +441,7 @@ def main(chromium: str, shots: bool, shot_dir: Path) -> int:
         )
         problems += [f"{path.name}: {b}" for b in bad]
     pages_cut = sum(bool(info["layout"]["cut"]) for _, info, _ in report)
+    problems += layout_totals(report)
     problems += [e if e.startswith("search: ") else f"search: {e}" for e in search_errors]
     if not found and not search_errors:
         problems.append(f"search: nothing found for {SEARCH!r}")

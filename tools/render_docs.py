@@ -6,7 +6,8 @@ with nbconvert's HTMLExporter; a Jinja page template (tools/docs_page.html.j2) a
 with the notebooks' numbers), the page's table of contents and previous/next links. Pages keep nbdev's names
 (`output-file`, e.g. figures.html), so nbdev's doc links become relative links, and a notebook named in the prose
 (`21_collect`) links to its page. Figures are embedded as data URIs. One stylesheet for all pages: nbconvert's
-JupyterLab CSS, written once to notebook.css, then tools/docs_site.css as site.css; tools/docs_site.js (figure zoom,
+JupyterLab CSS, written once to notebook.css, then tools/docs_site.css and nbs/styles.css as site.css (the latter:
+signatures' wrapping, the hint on a table that scrolls sideways); tools/docs_site.js (figure zoom,
 search box) as site.js. Maths: MathJax 3 from the npm package, unpacked into _docs/mathjax/ at build time (never
 committed, the CDN as fallback), loaded only by pages with maths. Search: Pagefind (`pagefind[bin]`, a dev extra)
 indexes the pages into _docs/pagefind/.
@@ -15,8 +16,15 @@ show_doc's entries are rewritten from the objects themselves: the signature as w
 `dict` for a NamedTuple's field rather than `ForwardRef('dict')`, with the field's comment, the real value of a
 `default_factory`, `class Name(...)` for classes, a `**kwargs` comment on its own line), the help of a config
 dataclass's fields as their comments, and the module's file instead of a source link to a code host nothing
-publishes; nbdev's "Call self as a function." under a function without a docstring is dropped. Heading ids are
-made unique on a page (`-2`, `-3`, the table of contents follows).
+publishes; nbdev's "Call self as a function." under a function without a docstring is dropped. A property reads
+as one (`property scale: torch.Tensor | None`), not as a function. Every signature is a `<pre class="signature">`
+of highlighted lines, one parameter a line past 88 characters; a line too long for the box wraps with its
+continuation indented (nbs/styles.css), so nothing is cut or scrolled out of sight; `code` in a parameter's comment
+is code, not backticks. nbdev links every backticked name it has indexed to the first module defining it: such a
+link is kept only when the name has one definition, the link goes to it, and the name is not also an option's
+value (a `Literal[...]` or `choices=` string of the package, e.g. `hard_negatives`, `linear`) named on another
+page; else it stays as code. Heading ids are made unique on a page (`-2`, `-3`, the table of contents follows);
+their `¶` links are left out of the search index (`data-pagefind-ignore`).
 
 Quarto cell directives honoured: `hide`, `include: false` (cell dropped), `echo: false` (output only),
 `output: false` (source only), `output: asis` (the markdown output rendered as markdown), `fig-alt` (alt text of
@@ -44,6 +52,7 @@ import argparse
 import ast
 import copy
 import dataclasses
+import functools
 import html
 import importlib.util
 import inspect
@@ -64,6 +73,9 @@ import jinja2
 import nbformat
 import yaml
 from nbconvert import HTMLExporter, MarkdownExporter
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import PythonLexer
 
 ROOT = Path(__file__).resolve().parent.parent
 NBS, PROC, DOCS = ROOT / "nbs", ROOT / "_proc", ROOT / "_docs"
@@ -157,9 +169,11 @@ def directives(src):
     return opts, "\n".join(lines[i:]).strip("\n")
 
 
-def clean_markdown(md, pages):
-    "Quarto attribute syntax stripped, links to the published site made relative, signatures with links as HTML."
+def clean_markdown(md, page=None, counts=None):
+    """Quarto attribute syntax stripped, nbdev's links checked (`resolve_links`), links to the published site made
+    relative, signatures with links as HTML."""
     md = re.sub(r"(\]\([^)\s]*\))\{[^}\n]*\}", r"\1", md)  # [text](url){target="_blank" ...}
+    md = resolve_links(md, page, Counter() if counts is None else counts)
     md = PUBLISHED.sub("", md)
     md = re.sub(r"```python\n(.*?)```", lambda m: _code_with_links(m.group(0), m.group(1)), md, flags=re.S)
     return md
@@ -249,7 +263,7 @@ def quarto_cells(nb, stripped: Counter, page=None, default_alt=None):
     cells = []
     for c in nb.cells:
         if c.cell_type == "markdown":
-            c.source = clean_markdown(c.source, None)
+            c.source = clean_markdown(c.source, page, stripped)
             cells.append(c)
             continue
         if c.cell_type != "code":
@@ -262,7 +276,9 @@ def quarto_cells(nb, stripped: Counter, page=None, default_alt=None):
             for o in outs:
                 md = o.get("data", {}).get("text/markdown") or (o.text if o.output_type == "stream" else "")
                 if md:
-                    cells.append(nbformat.v4.new_markdown_cell(clean_markdown(fix_showdoc(md, page, stripped), None)))
+                    cells.append(
+                        nbformat.v4.new_markdown_cell(clean_markdown(fix_showdoc(md, page, stripped), page, stripped))
+                    )
             continue
         c.outputs = [] if opts.get("output") is False else outs
         c.execution_count = None
@@ -458,6 +474,71 @@ ANNO_PREFIX = re.compile(r"\b(?:magicarp_nb\.(?:\w+\.)*|pathlib\.|typing\.|colle
 
 
 @lru_cache(None)
+def definitions():
+    "A documented name (`final_rows`, `Trainer.fit`, `magicarp_nb.figures.final_rows`) → its definitions' page#anchor."
+    spec = importlib.util.spec_from_file_location("_modidx", ROOT / "magicarp_nb" / "_modidx.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    out = {}
+    for module, syms in mod.d["syms"].items():
+        for full, (doc, _) in syms.items():
+            for name in (full, full[len(module) + 1 :]):
+                out.setdefault(name, set()).add(doc.lower())
+    return out
+
+
+@lru_cache(None)
+def option_values():
+    """The strings a config option or command flag takes (`Literal[...]` choices, `choices=[...]`) in the package:
+    a backticked `hard_negatives` or `linear` in the prose names such a value, not the function of that name."""
+    out = set()
+    for py in sorted((ROOT / "magicarp_nb").glob("*.py")):
+        for node in ast.walk(ast.parse(py.read_text(encoding="utf-8"))):
+            found = _choices(node)
+            out |= {c.value for c in ast.walk(found) if isinstance(c, ast.Constant) and isinstance(c.value, str)}
+    return out
+
+
+def _choices(node):
+    "The part of a syntax node that lists an option's values: `Literal[...]`'s, `choices=`'s, `{'choices': ...}`'s."
+    if isinstance(node, ast.Subscript) and getattr(node.value, "id", getattr(node.value, "attr", "")) == "Literal":
+        return node.slice
+    if isinstance(node, ast.keyword) and node.arg == "choices":
+        return node.value
+    if isinstance(node, ast.Dict):
+        return next((v for k, v in zip(node.keys, node.values) if getattr(k, "value", None) == "choices"), ast.Tuple())
+    return ast.Tuple()
+
+
+NBDEV_LINK = re.compile(r"\[`([^`\]]+)`\]\(https?://magicarp-nb\.github\.io/magicarp_nb/([\w.-]+\.html)#([^)\s]+)\)")
+
+
+def resolve_links(md, page, counts: Counter):
+    """nbdev links every backticked name it finds in its index, to the first module that defines it, whatever the
+    prose means: a link is kept only when the name has one definition, the link goes to it, and the name is not
+    also a value of an option (`hard_negatives`, a `hardness` mode; `linear`, a projection) on another page.
+    Dropped links stay as code."""
+
+    def fix(m):
+        name, target = m.group(1), f"{m.group(2)}#{m.group(3)}".lower()
+        bare = name.replace("\\_", "_").removesuffix("()")
+        defs = definitions().get(bare)
+        if not defs:
+            return m.group(0)
+        value_elsewhere = bare in option_values() and m.group(2) != page
+        why = ("ambiguous (defined more than once)" if len(defs) > 1
+               else "pointing elsewhere than its definition" if target not in defs
+               else "an option's value, linked off its definition's page" if value_elsewhere
+               else None)  # fmt: skip
+        if why is None:
+            return m.group(0)
+        counts[f"links of names {why} kept as code"] += 1
+        return f"`{name}`"
+
+    return NBDEV_LINK.sub(fix, md)
+
+
+@lru_cache(None)
 def symbols():
     "(page, qualified name) → (module, file) of every symbol nbdev indexed in magicarp_nb/_modidx.py."
     spec = importlib.util.spec_from_file_location("_modidx", ROOT / "magicarp_nb" / "_modidx.py")
@@ -567,6 +648,20 @@ def _factory_defaults(cls):
     return out
 
 
+SIG_WIDTH = 88  # characters of code that fit the signature box at 1280 px; a longer signature takes a line a parameter
+
+
+def property_signature(obj, name):
+    "`property name: type` for a property (its getter's return annotation), as a reader of the class uses it."
+    fget = obj.fget if isinstance(obj, property) else obj.func
+    try:
+        ret = inspect.signature(fget).return_annotation
+    except (TypeError, ValueError):
+        ret = inspect.Signature.empty
+    short = name.rsplit(".", 1)[-1]
+    return f"property {short}" + ("" if ret is inspect.Signature.empty else f": {_anno(ret)}")
+
+
 def signature(obj, name, nbdev_sig):
     "The signature of `obj` as written in its source, with nbdev's parameter comments; None if inspect cannot."
     is_class = isinstance(obj, type)
@@ -600,7 +695,7 @@ def signature(obj, name, nbdev_sig):
     kw = "class" if is_class else "async def" if inspect.iscoroutinefunction(obj) else "def"
     short = name.rsplit(".", 1)[-1]
     one_line = f"{kw} {short}({', '.join(t for t, _ in items)}){ret}"
-    if not any(c for _, c in items) and len(one_line) <= 100:
+    if not any(c for _, c in items) and len(one_line) <= SIG_WIDTH:
         return one_line + ("  # " + ret_comment if ret_comment else "")
     lines = [f"{kw} {short}("]
     lines += [f"    {t},{'  # ' + c if c else ''}" for t, c in items]
@@ -608,11 +703,45 @@ def signature(obj, name, nbdev_sig):
     return "\n".join(lines)
 
 
+MD_LINK = re.compile(r"\[`?([^\]`]+)`?\]\(([^)\s]+)\)")
+
+
+def _comment_html(text):
+    "A signature's comment as HTML: markdown links as links, `code` as code (never raw backticks)."
+    out, last = [], 0
+    for m in re.finditer(r"\[`?([^\]`]+)`?\]\(([^)\s]+)\)|`([^`]+)`", text):
+        out.append(html.escape(text[last : m.start()]))
+        if m.group(3) is not None:
+            out.append(f"<code>{html.escape(m.group(3))}</code>")
+        else:
+            out.append(f'<a href="{html.escape(m.group(2))}"><code>{html.escape(m.group(1))}</code></a>')
+        last = m.end()
+    return "".join(out) + html.escape(text[last:])
+
+
+def signature_html(sig):
+    """A signature as one `<pre class="signature">`, a block per line, highlighted: a line too long for the box
+    wraps (site.css) with its continuation indented under the line's code, so nothing is cut or scrolled away."""
+    lines = []
+    for line in sig.strip("\n").splitlines():
+        code, sep, comment = line.partition("  # ")
+        if not sep:  # nbdev's own rendering: `name:type=x, # comment`
+            code, sep, comment = line.partition(" # ")
+        indent = len(code) - len(code.lstrip(" "))
+        parts = [highlight(code, PythonLexer(), HtmlFormatter(nowrap=True)).rstrip("\n")]
+        if code.startswith("property "):  # what the name is, coloured as `def` and `class` are
+            parts[0] = parts[0].replace('<span class="nb">property</span>', '<span class="k">property</span>', 1)
+        if sep:
+            parts.append(f'  <span class="c1"># {_comment_html(comment)}</span>')
+        lines.append(f'<span class="sig-line" style="--sig-indent: {indent}ch">{"".join(parts)}</span>')
+    return f'<pre class="signature highlight"><code class="language-python">{"".join(lines)}</code></pre>\n'
+
+
 def fix_showdoc(md, page, counts: Counter):
     "A show_doc entry with its signature from the object and its module file instead of a dead source link."
     if not md.startswith("---") or not SHOWDOC_HEAD.search(md):
         return md
-    md = SOURCE_LINK.sub("", md)
+    md = resolve_links(SOURCE_LINK.sub("", md), page, counts)
     head = SHOWDOC_HEAD.search(md)
     obj, py = lookup(page, head.group(2)) if page else (None, None)
     if py:
@@ -621,16 +750,20 @@ def fix_showdoc(md, page, counts: Counter):
         md = md.replace(NO_DOC, "")  # nbdev's text for a function without a docstring (inspect's inherited doc)
         counts["entries without a docstring (no 'Call self as a function.')"] += 1
     block = SIG_BLOCK.search(md)
-    if obj is None or block is None:
-        counts["entries whose signature stays nbdev's"] += 1
-        print(f"docs: {page}: no object for show_doc entry {head.group(2)!r}", file=sys.stderr)
+    if block is None:
         return md
-    new = signature(obj, head.group(2).replace("\\_", "_"), block.group(1))
+    if obj is None:
+        print(f"docs: {page}: no object for show_doc entry {head.group(2)!r}", file=sys.stderr)
+    name = head.group(2).replace("\\_", "_")
+    if isinstance(obj, (property, functools.cached_property)):
+        new = property_signature(obj, name)
+    else:
+        new = None if obj is None else signature(obj, name, block.group(1))
     if new is None:
         counts["entries whose signature stays nbdev's"] += 1
-        return md
-    counts["signatures from the source"] += 1
-    return md[: block.start()] + f"```python\n{new}\n```" + md[block.end() :]
+    else:
+        counts["properties shown as properties" if new.startswith("property ") else "signatures from the source"] += 1
+    return md[: block.start()] + signature_html(new or block.group(1)) + md[block.end() :]
 
 
 # ---------------------------------------------------------------- the site
@@ -862,7 +995,10 @@ def render_html(required_search=False):
             shutil.copytree(
                 NBS / folder, DOCS / folder, dirs_exist_ok=True, ignore=shutil.ignore_patterns("*.csv", "*.json")
             )
-    shutil.copy(Path(__file__).resolve().parent / "docs_site.css", DOCS / "site.css")
+    site_css = (Path(__file__).resolve().parent / "docs_site.css").read_text(encoding="utf-8")
+    (DOCS / "site.css").write_text(
+        f"{site_css}\n/* nbs/styles.css */\n{(NBS / 'styles.css').read_text(encoding='utf-8')}"
+    )
     shutil.copy(Path(__file__).resolve().parent / "docs_site.js", DOCS / "site.js")
     mathjax = vendor_mathjax()
     exporter = HTMLExporter(template_name="lab", exclude_input_prompt=True, exclude_output_prompt=True)
@@ -878,6 +1014,8 @@ def render_html(required_search=False):
             styles.append(style)
         body = re.search(r"<body[^>]*>(.*)</body>", full, flags=re.S).group(1)
         body = anchors(re.sub(r"<script[^>]*>.*?</script>", "", body, flags=re.S))
+        # a heading's ¶ link is for clicking, not reading: search results would show `Figures¶`
+        body = body.replace('<a class="anchor-link" href=', '<a class="anchor-link" data-pagefind-ignore href=')
         # a `|` escaped inside a table's code span (`<\|endoftext\|>`) keeps its backslash in nbconvert's markdown
         body = re.sub(r"<code>[^<]*</code>", lambda m: m.group(0).replace("\\|", "|"), body)
         body = unique_ids(body)
