@@ -10,7 +10,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 
 PORTABLE := 08_trainer or 09_collapse or 09b_measures or 11_objectives or 11c_distillation or 12_gradcache or 14_carp or 20_clm or 21_collect
 
-.PHONY: help setup train test pytest test-portable test-all time-suite export check-export clean check-clean outputs docs docs-check readme style layout
+.PHONY: help setup lab train test pytest test-portable test-all time-suite export check-export clean check-clean outputs docs docs-check readme style layout
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -22,6 +22,11 @@ $(BIN)/.installed: settings.ini setup.py
 	@touch $@
 
 setup: $(BIN)/.installed  ## create .venv with the package (editable), torch pinned to the CPU build
+
+# JupyterLab on the notebooks, with .venv's kernel; as root (a container) it needs --allow-root
+LAB_ARGS ?=
+lab: setup  ## open the notebooks in JupyterLab (.venv's python3 kernel); LAB_ARGS="--no-browser --port 8890" for a remote machine
+	$(BIN)/jupyter lab --ServerApp.root_dir=nbs $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 train: setup  ## the main job: train the clm-tiny preset with SEED (default 12) into runs/clm-tiny/02x0128_s$(SEED)
 	mkdir -p $(RUN)
@@ -60,10 +65,11 @@ check-clean: setup  ## fail if any notebook is not clean
 	$(BIN)/nbdev_clean
 	git diff --exit-code -- nbs
 
-outputs: setup  ## re-execute the numbered notebooks and index in place so their saved outputs (docs) are current
+outputs: setup  ## re-execute the numbered notebooks and index in place so their saved outputs (docs) are current; machine paths in them made relative
 	cd nbs && export PYTHONWARNINGS="ignore:IProgress not found"; for nb in index.ipynb [0-9]*.ipynb; do \
 	  ../$(BIN)/jupyter nbconvert --to notebook --execute --inplace --ExecutePreprocessor.timeout=1800 $$nb || exit 1; done
 	$(BIN)/nbdev_clean
+	$(BIN)/python tools/check_layout.py --fix-paths nbs/index.ipynb nbs/[0-9]*.ipynb
 
 docs: setup  ## render the notebooks to the site in _docs/ without Quarto (index.html is the landing page; search index; and README.md)
 	$(BIN)/python tools/render_docs.py --check
@@ -74,7 +80,7 @@ docs-check: setup  ## open every page of _docs/ in headless Chromium (apt-get in
 readme: setup  ## regenerate README.md from nbs/index.ipynb
 	$(BIN)/python tools/render_docs.py --readme
 
-layout: setup  ## fail if an import points to a higher-numbered notebook, exported code imports inside a function, a module or cell is too long, or a tracked file names a folder outside the repository
+layout: setup  ## fail if an import points to a higher-numbered notebook, exported code imports inside a function, a module or cell is too long, or a tracked file names a folder outside the repository or a path of the machine it was made on
 	$(BIN)/python tools/check_layout.py --self-test
 	$(BIN)/python tools/check_layout.py
 

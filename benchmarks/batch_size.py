@@ -20,8 +20,9 @@ or evaluated again (an interrupted `magicarp train` resumes from its last checkp
 seconds (`getrusage(RUSAGE_CHILDREN)` deltas, user + system) of training and of evaluation are kept in
 `<run>/study_timing.json`, one entry per attempt.
 
-Writes into `--out`: `batch.csv` (one row per run, plus the zero-shot row), `study.json` (the command, machine
-facts, the rule comparison, wall time) and `batch_size.png`. `nbs/14b_batch_size.ipynb` shows them.
+Writes into `--out`: `batch.csv` (one row per run, plus the zero-shot row), `study.json` (the command, its paths
+relative to the repository where they lie inside it; machine facts, the rule comparison, wall time) and
+`batch_size.png`. `nbs/14b_batch_size.ipynb` shows them.
 """
 
 import argparse
@@ -44,8 +45,10 @@ import torch  # noqa: E402
 
 from magicarp_nb.batch_study import (  # noqa: E402
     LR_RULES,
+    command_line,
     lr_for,
     plot_batch_size,
+    repo_path,
     rule_comparison,
     run_name,
     saved_records,
@@ -199,7 +202,7 @@ def main():
         command = f"nice -n {os.nice(0)} env OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')} .venv/bin/python "
         trained_here = {r["facts"]["run"] for r in records if r["facts"]["run"] not in a.reused}
         meta = {
-            "command": command + "benchmarks/batch_size.py " + shlex.join(sys.argv[1:]),
+            "command": command + "benchmarks/batch_size.py " + command_line(sys.argv[1:], ROOT),
             "preset": a.preset,
             "seed": a.seed,
             "microbatch_size": a.microbatch_size,
@@ -248,7 +251,7 @@ def main():
     with pd.option_context("display.width", 220, "display.max_columns", 40, "display.precision", 4):
         print(table.to_string(index=False))
     total = json.loads(meta_file.read_text())["wall_seconds_total"]
-    print(f"wall time {total / 60:.1f} min over all invocations; outputs in {out}")
+    print(f"wall time {total / 60:.1f} min over all invocations; outputs in {repo_path(out, ROOT)}")
 
 
 if __name__ == "__main__":

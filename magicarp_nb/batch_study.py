@@ -6,6 +6,9 @@
 from __future__ import annotations
 
 import math
+import os
+import shlex
+from pathlib import Path
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -13,7 +16,7 @@ import pandas as pd
 # %% auto #0
 __all__ = ['BASE_LR', 'BASE_BATCH', 'LR_RULES', 'RETRIEVAL', 'IR', 'COUNTS', 'REPORT', 'PANELS', 'lr_for', 'run_name',
            'model_metrics', 'summary_rows', 'saved_records', 'mean_r1', 'rule_comparison', 'report_table',
-           'plot_batch_size']
+           'plot_batch_size', 'repo_path', 'command_line']
 
 # %% ../nbs/14b_batch_size.ipynb #c006
 BASE_LR, BASE_BATCH = 2e-5, 32  # the carp-minilm preset's rate and batch size
@@ -113,15 +116,23 @@ REPORT = {  # column of the study's CSV -> its name in the shown table
 
 
 def report_table(table: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
-    "The study's rows as shown: zero-shot first, then by rule, seed and B; CPU minutes of training; rounded."
+    """The study's rows as shown, as text: zero-shot first, then by rule, seed and B; CPU minutes of training (one
+    decimal), the measures to `digits` decimals; — where a column does not apply (the zero-shot row's rule, B, lr,
+    steps and CPU minutes)."""
     t = table.assign(train_cpu_min=table["train_cpu_s"] / 60 if "train_cpu_s" in table else float("nan"))
     t = t.assign(zs=t["model"] != "zero-shot").sort_values(["zs", "rule", "seed", "batch_size"], na_position="first")
     t = t[list(REPORT)].rename(columns=REPORT).reset_index(drop=True)
-    for c in ("B", "steps"):
-        t[c] = t[c].astype("Int64")
-    t["lr"] = t["lr"].map(lambda v: "" if pd.isna(v) else f"{v:.4g}")
     measures = [c for c in t.columns if "R@" in c or "MRR" in c or "nDCG" in c]
-    return t.round({**{c: digits for c in measures}, "CPU min": 1})
+    formats = {
+        "B": "{:.0f}",
+        "steps": "{:.0f}",
+        "lr": "{:.4g}",
+        "CPU min": "{:.1f}",
+        **{c: f"{{:.{digits}f}}" for c in measures},
+    }
+    for c, f in formats.items():
+        t[c] = t[c].map(lambda v, f=f: "—" if pd.isna(v) else f.format(v))
+    return t.fillna("—")
 
 # %% ../nbs/14b_batch_size.ipynb #c017
 PANELS = [  # (title, [(column, label or None)]) of each panel, against B
@@ -172,3 +183,26 @@ def plot_batch_size(table: pd.DataFrame, seed: int | None = None, n_pairs: int =
     fig.suptitle(f"carp-minilm, one epoch at each batch size ({rule}, seed {seed}): {n_pairs} held-out pairs")
     fig.tight_layout()
     return fig
+
+# %% ../nbs/14b_batch_size.ipynb #772387da
+def repo_path(path, root) -> str:
+    "`path` as the study records it: relative to the repository `root` when it lies inside it, else as given."
+    p, r = Path(path), Path(root)
+    if not p.is_absolute():
+        return str(path)
+    for a, b in ((Path(os.path.normpath(p)), Path(os.path.normpath(r))), (p.resolve(), r.resolve())):
+        try:
+            return str(a.relative_to(b))
+        except ValueError:
+            pass
+    return str(path)
+
+
+def command_line(argv: list, root) -> str:
+    "Arguments shell-quoted as `shlex.join` does, each absolute path inside `root` (`--out=/…` too) made relative."
+
+    def one(arg: str) -> str:
+        flag, eq, value = arg.partition("=") if arg.startswith("--") else ("", "", arg)
+        return f"{flag}={repo_path(value, root)}" if eq else repo_path(arg, root)
+
+    return shlex.join(one(a) for a in argv)

@@ -29,10 +29,21 @@ Numbered notebooks `nbs/NN_name.ipynb` each open with a `#| default_exp <module>
    --execute --inplace`) saves them.
 8. A cell flagged `#| slow` (skipped by `make test`, run by `make test-all`) says why on the line after its
    directives: `# slow: <reason>`.
+9. No tracked file holds a path of the machine it was made on: a home folder (`/home/<user>/`, `/Users/<user>/`,
+   `C:\\Users\\<user>`, `/root/`), a folder under `/work/`, or the checkout's own absolute path wherever it lies.
+   Such a path comes from a saved output (a warning names its module by absolute path, a recorded command keeps
+   the paths it was given) and means nothing in a clone. A path that is part of a longer one or of an address
+   (`~/work/x`, `https://host/home/...`) is not one. Not flagged, on purpose: `/tmp/...`. Prose and tests name
+   scratch folders (`--shots-dir /tmp/shots`), and the temporary folders in saved outputs (`/tmp/tmp04qth44m`,
+   a warning's `/tmp/ipykernel_14035/...py`) are made fresh for each run and name no user or checkout.
+   `--fix-paths FILE...` rewrites the machine prefix in front of a repository path to nothing
+   (`/work/main/.venv/lib/...` -> `.venv/lib/...`): in a notebook's saved outputs only, in any other file
+   everywhere; `make outputs` runs it on the notebooks it executes.
 
     python tools/check_layout.py             # module-size table, then violations; exit 1 if any
     python tools/check_layout.py --quiet     # violations only
     python tools/check_layout.py --self-test # check each rule on a small made-up repository
+    python tools/check_layout.py --fix-paths nbs/05_data.ipynb  # rule 9's repository paths made relative
 """
 
 import argparse
@@ -53,6 +64,12 @@ NUMBERED = re.compile(r"^(\d+)([a-z]*)_\w+\.ipynb$")
 DEFAULT_EXP = re.compile(r"^#\|\s*default_exp\s+(\S+)", re.M)
 GENERATED = re.compile(r"^# %% \.\./(nbs/\S+) #(\S+)")
 OUTSIDE = re.compile(r"(?:\.\./)+shared\b")
+# rule 9: a home folder or a folder under /work/ (its root), not inside a longer path or an address (see the docstring)
+MACHINE_ROOT = r"(?<![\w.:~-])(?:/home/[\w.-]+(?=/)|/Users/[\w.-]+(?=/)|/root(?=/)|/work/[\w.-]+)"
+MACHINE_PATH = re.compile(MACHINE_ROOT + r"|(?<![\w.:~-])[A-Za-z]:\\{1,2}Users\\{1,2}[\w.-]+")
+# a machine root and the folders after it, up to a top-level folder of the repository: what --fix-paths removes
+REPO_DIRS = r"(?:\.venv|magicarp_nb|nbs|runs|benchmarks|tools|tests|build|_docs|_proc)"
+MACHINE_PREFIX = re.compile(r"(?<!://)" + MACHINE_ROOT + r"(?:/[\w.-]+)*?/(?=" + REPO_DIRS + r"/)")
 NOT_CODE = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
 
 
@@ -283,10 +300,66 @@ def check_outside(root, problems):
             problems.append(f"{path.relative_to(root)}:{line}: names {m[0]}, outside the repository; commit the data")
 
 
+def machine_paths(text, root):
+    "Each (offset, path) of rule 9 in `text`: a home or /work/ folder, or the checkout's own absolute path."
+    found = [(m.start(), m[0]) for m in MACHINE_PATH.finditer(text)]
+    here = str(root.resolve())
+    if len(Path(here).parts) > 2:  # a checkout at /x is too short to tell from prose
+        for m in re.finditer(r"(?<![\w.:~/-])" + re.escape(here) + r"(?![\w.-])", text):
+            if not any(start <= m.start() < start + len(p) for start, p in found):
+                found.append((m.start(), m[0]))
+    return sorted(found)
+
+
+def check_machine_paths(root, problems):
+    "Rule 9: no tracked file names a path of the machine it was made on (this checker, which defines them, aside)."
+    for path in tracked_files(root):
+        if path.resolve() == Path(__file__).resolve() or not path.is_file():
+            continue
+        text = path.read_bytes().decode("utf-8", errors="replace")
+        for start, found in machine_paths(text, root):
+            line = text.count("\n", 0, start) + 1
+            problems.append(
+                f"{path.relative_to(root)}:{line}: names {found}, a path of the machine it was made on; "
+                "make it relative to the repository (tools/check_layout.py --fix-paths FILE)"
+            )
+
+
+def fix_paths(path):
+    "Rule 9's machine prefix before a repository folder removed: in a notebook's outputs, else anywhere; how many."
+    if path.suffix != ".ipynb":
+        text = path.read_text(encoding="utf-8")
+        fixed, n = MACHINE_PREFIX.subn("", text)
+        if n:
+            path.write_text(fixed, encoding="utf-8")
+        return n
+    nb, n = json.loads(path.read_text(encoding="utf-8")), 0
+
+    def fix(value):
+        nonlocal n
+        if isinstance(value, str):
+            value, k = MACHINE_PREFIX.subn("", value)
+            n += k
+            return value
+        if isinstance(value, list):
+            return [fix(v) for v in value]
+        if isinstance(value, dict):
+            return {k: fix(v) for k, v in value.items()}
+        return value
+
+    for c in nb["cells"]:
+        if "outputs" in c:
+            c["outputs"] = fix(c["outputs"])
+    if n:  # written as nbdev_clean writes a notebook: indent 1, non-ASCII kept, a final newline
+        path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return n
+
+
 def run_checks(root):
     "All violations, and (module, notebook, logic lines) for each exported module."
     problems = []
     check_outside(root, problems)
+    check_machine_paths(root, problems)
     owner, cells = layers(root, problems)
     check_notebooks(owner, cells, problems)
     for nb in sorted((root / "nbs").glob("*.ipynb")):
@@ -339,6 +412,16 @@ def self_test():
         "def f():\n    'Doc.'\n    return [g()]\n",
         "magicarp_nb/end.py": "import pandas\n\ndef e():\n    import torch  # late import: heavy\n",
         "README.md": "Read\n`../../" + "shared/data/x.csv`.\n",  # split: this file is tracked too
+        # rule 9: a home folder and a /work/ folder are flagged, an address, ~/..., /tmp/... and bare /work/ are not
+        "records/out.json": '{"cmd": "x --runs-root /home/ann/proj/runs/x"}\nhttps://host.org/home/ann/x ~/work/x\n'
+        "--shots-dir /tmp/shots /tmp/tmpab12cd/x the /work/ folder\n/Users/ann/data/y.csv\n",
+        "nbs/run_paths.ipynb": cells(
+            {"source": "x = 1", "outputs": [{"output_type": "stream", "text": ["/work/main/.venv/lib/t.py:1: W\n"]}]},
+            {
+                "source": "open('/root/data.csv')",
+                "outputs": [{"output_type": "stream", "text": "file:///work/m/nbs/a"}],
+            },
+        ),
     }
     expected = [
         "nbs/00_base.ipynb cell 1 (c1): imports top from nbs/02_top.ipynb",
@@ -353,14 +436,34 @@ def self_test():
         "nbs/04_show.ipynb cell 2 (c2): prints but has no saved output",
         "nbs/04_show.ipynb cell 5 (c5): flagged slow without its reason",
         "nbs/04_show.ipynb cell 6 (c6): prints but has no saved output",
+        "records/out.json:1: names /home/ann, a path of the machine",
+        "records/out.json:4: names /Users/ann, a path of the machine",
+        "nbs/run_paths.ipynb:",  # three times, below
     ]
     with tempfile.TemporaryDirectory() as tmp:
+        files["notes.txt"] = f"made in\n{tmp}/runs/a\n"  # the checkout's own path, wherever it lies
+        expected.append(f"notes.txt:2: names {Path(tmp).resolve()}, a path of the machine")
         for name, text in files.items():
             (Path(tmp) / name).parent.mkdir(parents=True, exist_ok=True)
             (Path(tmp) / name).write_text(text)
         problems, sizes = run_checks(Path(tmp))
+        in_nb = sorted(p.split(": names ")[1].split(",")[0] for p in problems if p.startswith("nbs/run_paths"))
+        fixed = [fix_paths(Path(tmp) / name) for name in ("nbs/run_paths.ipynb", "records/out.json")]
+        after = []
+        check_machine_paths(Path(tmp), after)
+        outputs = json.loads((Path(tmp) / "nbs/run_paths.ipynb").read_text())["cells"][0]["outputs"]
     unmatched = [p for p in problems if not any(p.startswith(e) for e in expected)]
     missing = [e for e in expected if not any(p.startswith(e) for p in problems)]
+    if in_nb != ["/root", "/work/m", "/work/main"]:
+        missing.append(f"rule 9 in nbs/run_paths.ipynb: /root, /work/m, /work/main; found {in_nb}")
+    # --fix-paths: a repository path in an output made relative; the file:// address, the source and a path
+    # outside the repository (/Users/ann/data) kept, so still flagged
+    left = sorted(p.split(": names ")[0] for p in after)  # the notebook rewritten: its line numbers changed
+    left = [x.split(":")[0] if x.startswith("nbs/") else x for x in left]
+    if fixed != [1, 1] or outputs[0]["text"] != [".venv/lib/t.py:1: W\n"]:
+        missing.append(f"--fix-paths: 1 path in each file, .venv/lib/t.py; got {fixed}, {outputs[0]['text']}")
+    if left != ["nbs/run_paths.ipynb", "nbs/run_paths.ipynb", "notes.txt:2", "records/out.json:4"]:
+        missing.append(f"after --fix-paths: the source, the address, notes.txt and /Users/ann left; got {left}")
     counts = {mod: size for mod, _, size in sizes}
     ok = not unmatched and not missing and counts == {"base": 3, "mid": 3, "top": 5, "end": 3}
     for line in [f"unexpected: {p}" for p in unmatched] + [f"missing: {e}" for e in missing]:
@@ -373,9 +476,23 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
     parser.add_argument("--quiet", action="store_true", help="print violations only")
     parser.add_argument("--self-test", action="store_true", help="check the rules on a small made-up repository")
+    parser.add_argument("--fix-paths", nargs="+", metavar="FILE", type=Path,
+                        help="rule 9: make machine paths before a repository folder relative")  # fmt: skip
     args = parser.parse_args()
     if args.self_test:
         return self_test()
+    if args.fix_paths:
+        missing = [p for p in args.fix_paths if not p.is_file()]
+        if missing:
+            print(f"error: --fix-paths: no file {missing[0]}", file=sys.stderr)
+            return 1
+        fixed = {path: fix_paths(path) for path in args.fix_paths}
+        for path, n in fixed.items():
+            if n:
+                print(f"{path}: {n} machine path(s) made relative")
+        files = sum(1 for n in fixed.values() if n)
+        print(f"--fix-paths: {sum(fixed.values())} machine path(s) made relative in {files} file(s)")
+        return 0
     problems, sizes = run_checks(ROOT)
     if not args.quiet:
         print(f"{'module':<14}{'notebook':<22}logic lines (limit {MAX_LOGIC})")
