@@ -11,7 +11,10 @@ import shlex
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+from matplotlib.lines import Line2D
 import pandas as pd
+
+from .runtime import FONT, figure_grid
 
 # %% auto #0
 __all__ = ['BASE_LR', 'BASE_BATCH', 'LR_RULES', 'RETRIEVAL', 'IR', 'COUNTS', 'REPORT', 'PANELS', 'lr_for', 'run_name',
@@ -143,7 +146,7 @@ PANELS = [  # (title, [(column, label or None)]) of each panel, against B
 ]
 
 
-def _panel(ax, title, cols, sweep, zs, others, legend=True):
+def _panel(ax, title, cols, sweep, zs, others):
     "One measure (or two) of the sweep against B, its zero-shot value dashed, the other runs as markers."
     other_rule, other_seed = others
     for i, (col, label) in enumerate(cols):
@@ -155,11 +158,12 @@ def _panel(ax, title, cols, sweep, zs, others, legend=True):
         for _, r in other_rule.iterrows():
             rule = f"{name}{r['rule']} rule, lr {r['lr']:.3g}"
             ax.plot(r["batch_size"], r[col], "s", mfc="none", color=c, ms=7, label=rule)
-    ax.set_title(title, fontsize=10)
+    ax.set_title(title, fontsize=FONT["title"])
     ax.set_ylabel("MRR (mean reciprocal rank)" if title.startswith("MRR") else f"{title.split(',')[0]} (fraction)")
     ax.grid(alpha=0.3)
-    if legend:
-        ax.legend(fontsize=7)
+    if len(cols) > 1:  # which colour is which measure; the figure's legend says what the marks are
+        colours = [Line2D([], [], color=f"C{i}", label=label) for i, (_, label) in enumerate(cols)]
+        ax.legend(handles=colours, fontsize=FONT["legend"])
 
 
 def plot_batch_size(table: pd.DataFrame, seed: int | None = None, n_pairs: int = 974):
@@ -170,18 +174,21 @@ def plot_batch_size(table: pd.DataFrame, seed: int | None = None, n_pairs: int =
     sweep = sweeps[sweeps["seed"] == seed].sort_values("batch_size")
     others = (ft[~ft["in_sweep"].astype(bool)], sweeps[sweeps["seed"] != seed])
     zs = table[table["model"] == "zero-shot"].iloc[0]
-    fig, axes = plt.subplots(2, 2, figsize=(10, 7), sharex=True)
-    for i, (ax, (title, cols)) in enumerate(zip(axes.flat, PANELS)):
-        _panel(ax, title, cols, sweep, zs, others, legend=i in (0, len(PANELS) - 1))  # the others draw alike
+    fig, axes = figure_grid(2, 2, 5.4, sharex=True, layout="constrained")
+    for ax, (title, cols) in zip(axes.flat, PANELS):
+        _panel(ax, title, cols, sweep, zs, others)
         ax.set_xscale("log", base=2)
         bs = sorted(int(b) for b in ft["batch_size"].unique())
         ax.set_xticks(bs, [str(b) for b in bs])
         ax.minorticks_off()
     for ax in axes[1]:
-        ax.set_xlabel("contrastive batch size B (pairs per optimiser step, log2 scale)")
+        ax.set_xlabel("contrastive batch size B\n(pairs per optimiser step, log2 scale)")
+    handles, labels = axes[0, 0].get_legend_handles_labels()  # the marks, alike in every panel
+    fig.legend(handles, labels, loc="outside lower center", ncol=min(3, len(labels)), fontsize=FONT["legend"],
+               frameon=False)  # fmt: skip
     rule = LR_RULES[sweep["rule"].iloc[0]][1] if len(sweep) else ""
-    fig.suptitle(f"carp-minilm, one epoch at each batch size ({rule}, seed {seed}): {n_pairs} held-out pairs")
-    fig.tight_layout()
+    head = f"carp-minilm, one epoch at each batch size: {n_pairs} held-out pairs\n({rule}, seed {seed})"
+    fig.suptitle(head, fontsize=FONT["figure"])
     return fig
 
 # %% ../nbs/14b_batch_size.ipynb #772387da

@@ -5,7 +5,6 @@
 # %% ../nbs/30_figures.ipynb #c003
 from __future__ import annotations
 
-import functools
 import io
 import json
 import math
@@ -21,26 +20,21 @@ import yaml
 
 from .analyze import EXTRA_COLUMNS, PAPER_COLUMNS
 from .measures import MeasureSettings, measure_unit
-from .run_names import paper_axes, parse_run_name
+from .run_names import paper_axes, parse_run_name, seed_setting
 from .runfiles import atomic_write
+from .runtime import FIG_DPI, FONT, figure_grid
 from .sources import shipped_file
 
 # %% auto #0
-__all__ = ['LOSS_UNITS', 'FIG_WIDTH', 'FONT', 'MEASURES', 'UNITS', 'PAPER', 'TOKENIZER_NOTE', 'MARKERS', 'FILLS', 'PAPER_TABLE',
-           'DELTA_COLUMNS', 'figure_alt', 'save_figure', 'plot_training_log', 'axis_label', 'checkpoint_rows',
-           'final_rows', 'analysis_settings', 'plot_nc_vs_loss', 'reference_path', 'load_reference', 'plot_seeds',
-           'correlations', 'plot_correlations', 'count_ticks', 'has_layers', 'plot_layers', 'reference_deltas',
+__all__ = ['LOSS_UNITS', 'MEASURES', 'UNITS', 'PAPER', 'TOKENIZER_NOTE', 'MARKERS', 'FILLS', 'PAPER_TABLE', 'DELTA_COLUMNS',
+           'figure_alt', 'save_figure', 'plot_training_log', 'axis_label', 'checkpoint_rows', 'final_rows',
+           'analysis_settings', 'plot_nc_vs_loss', 'reference_path', 'load_reference', 'seed_groups', 'seed_rows',
+           'plot_seeds', 'correlations', 'plot_correlations', 'has_layers', 'plot_layers', 'reference_deltas',
            'experiment_figures']
 
 # %% ../nbs/30_figures.ipynb #c005
 LOSS_UNITS = {"clm": "nats per token", "carp": "nats per pair"}
 "The unit of each task's training loss: CLM's cross-entropy is per token, CARP's InfoNCE is per (passage, review) pair."
-
-
-FIG_WIDTH = 6.1
-"Inches: the docs' text column (760 px: 6.1 in at `save_figure`'s 120 dpi, with its margin), so text is read as drawn."
-FONT = {"title": 10, "label": 9, "tick": 8, "legend": 8, "figure": 11}
-"Font sizes (points) of every figure's text: the smallest, 8 pt, is 13 px in a saved figure shown at its width."
 
 
 def _wrap(text: str, width: int) -> str:
@@ -51,16 +45,6 @@ def _wrap(text: str, width: int) -> str:
 def _unit_below(label: str, width: int = 22) -> str:
     "An axis label longer than `width` characters with its unit on a line of its own: 'norms_var\\n(hidden units²)'."
     return label.replace(" (", "\n(", 1) if len(label) > width else label
-
-
-def _subplots(nrows: int, ncols: int, height: float):
-    """A figure `FIG_WIDTH` wide and `height` tall, its panels' labels and ticks at `FONT`'s sizes, set on each panel:
-    a `plt.rc_context` around a kernel's first figure would turn the notebook's inline display off for the rest."""
-    fig, axes = plt.subplots(nrows, ncols, figsize=(FIG_WIDTH, height), squeeze=False)
-    for ax in axes.flat:
-        ax.tick_params(labelsize=FONT["tick"])
-        plt.setp([ax.xaxis.label, ax.yaxis.label], size=FONT["label"])
-    return fig, axes
 
 
 def figure_alt(fig) -> str:
@@ -74,7 +58,7 @@ def figure_alt(fig) -> str:
 def save_figure(fig, path) -> Path:
     "Save `fig` as a PNG (creating folders), atomically, with `figure_alt` as the PNG's description."
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=120, bbox_inches="tight", metadata={"Description": figure_alt(fig)})
+    fig.savefig(buf, format="png", dpi=FIG_DPI, bbox_inches="tight", metadata={"Description": figure_alt(fig)})
     return atomic_write(path, buf.getvalue())
 
 # %% ../nbs/30_figures.ipynb #4a26e393
@@ -90,7 +74,7 @@ def plot_training_log(
     cfg = yaml.safe_load((run_dir / "config.yaml").read_text()) if (run_dir / "config.yaml").exists() else {}
     unit = LOSS_UNITS.get(cfg.get("task"), "nats")
     title = title or cfg.get("run_name") or run_dir.name
-    fig, axes = _subplots(1, 1, 3.2)
+    fig, axes = figure_grid(1, 1, 3.2)
     ax = axes[0, 0]
     if "train_loss" in log:  # a run shorter than one log window has evaluation rows only
         tr = log.dropna(subset=["train_loss"])
@@ -272,7 +256,7 @@ def plot_nc_vs_loss(
     note = (
         _wrap(f"grey: {reference_label}, the published table. {TOKENIZER_NOTE}.", 110) if reference is not None else ""
     )
-    fig, axes = _subplots(nrows, ncols, 2.1 * nrows + 0.2 * note.count("\n") + 0.2)
+    fig, axes = figure_grid(nrows, ncols, 2.1 * nrows + 0.2 * note.count("\n") + 0.2)
     for ax, col in zip(axes.flat, columns):
         if reference is not None and col in reference:
             ax.scatter(reference[target], reference[col], s=8, color="0.8", zorder=0)
@@ -338,6 +322,25 @@ def load_reference(
     return ref
 
 # %% ../nbs/30_figures.ipynb #c020
+def seed_groups(df: pd.DataFrame) -> pd.Series:
+    "Each row's setting without its seed (`run_names.seed_setting` of its run): rows differing only by seed share one."
+    return df["model"].str.split("@").str[0].map(seed_setting)
+
+
+def seed_rows(
+    df: pd.DataFrame,  # `final_rows` of the analysis CSV
+    arch: str = "",  # 'DxW': that architecture's runs (default: any)
+) -> pd.DataFrame:
+    "The rows of the setting with most seeds (of `arch` when given): the runs `plot_seeds` compares."
+    if arch:
+        depth, width = (int(x) for x in arch.split("x"))
+        df = df[(df["depth"] == depth) & (df["width"] == width)]
+    if df.empty or "model" not in df:
+        return df
+    groups = seed_groups(df)
+    return df[groups == groups.value_counts().idxmax()]
+
+
 def plot_seeds(
     df: pd.DataFrame,  # `final_rows` of the analysis CSV
     depth: int,
@@ -355,10 +358,14 @@ def plot_seeds(
     sub = df[(df["depth"] == depth) & (df["width"] == width)].sort_values("seed")
     if sub.empty:
         raise ValueError(f"no runs of depth {depth} and width {width}")
+    shared = sorted(seed_groups(sub).unique()) if "model" in sub else []
+    if len(shared) > 1:  # e.g. the paper's weight decays: runs of one architecture that are not seeds of one setting
+        raise ValueError(f"the runs of {depth:02d}x{width:04d} differ by more than their seed ({', '.join(shared)}): "
+                         "give plot_seeds the rows of one setting (figures.seed_groups)")  # fmt: skip
     columns = [target] + [c for c in (columns or MEASURES) if c in sub and sub[c].notna().any()]
     n, colours = len(sub), sns.color_palette("tab10", len(sub))
     nrows = math.ceil(len(columns) / ncols)
-    fig, axes = _subplots(nrows, ncols, 2.1 * nrows)
+    fig, axes = figure_grid(nrows, ncols, 2.1 * nrows)
     for ax in list(axes.flat)[len(columns) :]:
         ax.set_visible(False)
     for ax, col in zip(axes.flat, columns):
@@ -399,7 +406,7 @@ def plot_correlations(corr: pd.DataFrame, save=None, title: str = "correlation w
     ns = shown["n"].astype(int) if "n" in shown else None
     one_n = ns is not None and ns.nunique() == 1
     labels = shown.index if ns is None or one_n else [f"{m} (n = {k})" for m, k in zip(shown.index, ns)]
-    fig, axes = _subplots(1, 1, 0.3 * len(corr) + 1.5)
+    fig, axes = figure_grid(1, 1, 0.3 * len(corr) + 1.5)
     ax = axes[0, 0]
     shown[["pearson", "spearman"]].set_axis(labels).plot.barh(ax=ax, width=0.8, legend=False)
     ax.axvline(0, color="k", lw=0.8)
@@ -412,33 +419,6 @@ def plot_correlations(corr: pd.DataFrame, save=None, title: str = "correlation w
     if save:
         save_figure(fig, save)
     return fig
-
-# %% ../nbs/30_figures.ipynb #e938a4d6
-def _count_label(v: float) -> str:
-    "A count in three significant digits with its thousands' prefix: 443136 → '443k', 1.2e6 → '1.2M'."
-    for div, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if abs(v) >= div:
-            return f"{v / div:.3g}{prefix}"
-    return f"{v:.3g}"
-
-
-def count_ticks(
-    ax,  # the axes whose log-scaled axis shows counts
-    values,  # the counts drawn (e.g. each model's parameters)
-    axis: str = "x",
-) -> list:
-    "Readable ticks on a log axis of counts: 1, 2 and 5 of each decade (≥ 3 in range), else the data's values."
-    v = sorted({float(x) for x in values if x and x > 0})
-    if not v:
-        return []
-    decades = range(math.floor(math.log10(v[0])), math.floor(math.log10(v[-1])) + 1)
-    ticks = [m * 10.0**k for k in decades for m in (1, 2, 5) if v[0] <= m * 10.0**k <= v[-1]]
-    if len(ticks) < 3:  # the data's values, each at least a tenth of a decade after the last kept
-        ticks = functools.reduce(lambda kept, x: kept + [x] * (math.log10(x / kept[-1]) >= 0.1), v[1:], [v[0]])
-    target = getattr(ax, f"{axis}axis")
-    target.set_ticks(ticks, [_count_label(t) for t in ticks])
-    target.set_ticks([], minor=True)  # matplotlib's minor ticks would label 3×10⁵, 4×10⁵, … over each other
-    return ticks
 
 # %% ../nbs/30_figures.ipynb #c033b
 def has_layers(
@@ -471,7 +451,7 @@ def plot_layers(
         raise ValueError("the table has one layer per model; collect with layers='all' for a figure through depth")
     columns = [c for c in (columns or MEASURES) if c in df and df[c].notna().any()]
     nrows = math.ceil((len(columns) + 1) / ncols)  # one panel more: the legend's
-    fig, axes = _subplots(nrows, ncols, 2.1 * nrows + 0.3)
+    fig, axes = figure_grid(nrows, ncols, 2.1 * nrows + 0.3)
     palette = dict(zip(sorted(df["run"].unique()), sns.color_palette(n_colors=df["run"].nunique())))
     for ax, col in zip(axes.flat, columns):
         sns.lineplot(data=df.sort_values("layer"), x="layer", y=col, hue="run", palette=palette, marker="o", ax=ax,
@@ -527,10 +507,11 @@ def experiment_figures(
     history = history if history.groupby("run").size().max() > 1 else None  # one checkpoint per run: no lines
     written = [out / "nc_vs_loss.png"]
     plt.close(plot_nc_vs_loss(df, save=written[0], title=name, reference=ref, history=history, settings=settings))
-    depth, width = (int(x) for x in arch.split("x")) if arch else df.groupby(["depth", "width"]).size().idxmax()
-    if ((df["depth"] == depth) & (df["width"] == width)).sum() > 1:
-        written.append(out / f"seeds_{int(depth):02d}x{int(width):04d}.png")
-        plt.close(plot_seeds(df, int(depth), int(width), save=written[-1], title=name, settings=settings))
+    seeds = seed_rows(df, arch)  # runs that differ by their seed only (not the paper's decays of one architecture)
+    if len(seeds) > 1:
+        depth, width = int(seeds["depth"].iloc[0]), int(seeds["width"].iloc[0])
+        written.append(out / f"seeds_{depth:02d}x{width:04d}.png")
+        plt.close(plot_seeds(seeds, depth, width, save=written[-1], title=name, settings=settings))
     corr = correlations(df)
     atomic_write(out / "correlations.csv", corr.to_csv())
     if len(corr):

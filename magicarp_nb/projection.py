@@ -6,16 +6,20 @@
 from __future__ import annotations
 
 import io
+import math
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+from matplotlib.lines import Line2D
 import numpy as np
 import torch
 
 from .runfiles import atomic_write
+from .runtime import FIG_DPI, FIG_WIDTH, FONT, figure_grid
 
 # %% auto #0
-__all__ = ['project_2d', 'plot_projection', 'save_png', 'projection_figure', 'sphere_coordinates', 'sphere_figure']
+__all__ = ['project_2d', 'plot_projection', 'projection_legend', 'save_png', 'projection_figure', 'sphere_coordinates',
+           'sphere_figure']
 
 # %% ../nbs/17_projection.ipynb #c006
 def project_2d(
@@ -42,35 +46,57 @@ def project_2d(
     return Z[: len(P)], Z[len(P) :]
 
 # %% ../nbs/17_projection.ipynb #c009
+def _colours(top: int):
+    "The colour map of the `top` classes drawn in colour."
+    return plt.get_cmap("tab10" if top <= 10 else "tab20")
+
+
 def plot_projection(
     Zp: np.ndarray,  # (N, 2) projected passages
     Zr: np.ndarray,  # (M, 2) projected reviews
     yp,  # (N,) class numbers of the passages (-1: unlabelled)
     yr,  # (M,) class numbers of the reviews
     classes: list,  # class names by number
-    ax=None,  # matplotlib axes (default: a new figure)
+    ax=None,  # matplotlib axes (default: a new figure, `FIG_WIDTH` wide)
     title: str = "",
     top: int = 10,  # classes with their own colour
 ):
     "Draw passages (o) and reviews (x) coloured by class; returns the axes."
-    ax = ax or plt.subplots(figsize=(6, 5))[1]
+    ax = ax if ax is not None else figure_grid(1, 1, 4.5)[1][0, 0]
     yp, yr = np.asarray(yp), np.asarray(yr)
-    colours = plt.get_cmap("tab10" if top <= 10 else "tab20")
+    colours = _colours(top)
     for Z, y, marker, side in ((Zp, yp, "o", "passage"), (Zr, yr, "x", "review")):
         rest = (y < 0) | (y >= top)
         ax.scatter(Z[rest, 0], Z[rest, 1], s=6, c="lightgrey", marker=marker, label=f"other ({side})")
         for c in range(min(top, len(classes))):
             m = y == c
             ax.scatter(Z[m, 0], Z[m, 1], s=10, color=colours(c), marker=marker, label=f"{classes[c]} ({side})")
-    ax.set_title(title)
+    ax.set_title(title, fontsize=FONT["title"])
     ax.set_xticks([]), ax.set_yticks([])
     return ax
 
+# %% ../nbs/17_projection.ipynb #c009b
+def projection_legend(
+    fig,  # a figure made with `layout="constrained"`: the legend goes under its panels
+    classes: list,  # class names by number
+    top: int = 10,  # classes with their own colour
+):
+    """One legend under the panels: a marker per modality, a colour per class (grey: the others); the legend. The
+    figure grows by the legend's rows, so that its panels keep their size."""
+    key = lambda label, **k: Line2D([], [], ls="", ms=5, mew=1.2, label=label, **k)
+    handles = [key("passage", marker="o", color="0.3"), key("review", marker="x", color="0.3")]
+    handles += [key(str(classes[c]), marker="s", color=_colours(top)(c)) for c in range(min(top, len(classes)))]
+    handles += [key("other classes", marker="s", color="lightgrey")]
+    longest = max(len(h.get_label()) for h in handles)  # about 0.06 in a character at 8 pt, 0.5 in of marker and gap
+    ncol = max(1, min(len(handles), int(FIG_WIDTH / (0.5 + 0.06 * longest))))
+    fig.set_figheight(fig.get_figheight() + 0.2 * math.ceil(len(handles) / ncol) + 0.1)
+    return fig.legend(handles=handles, loc="outside lower center", ncol=ncol, fontsize=FONT["legend"], frameon=False)
+
 
 def save_png(fig, path) -> None:
-    "Write `fig` as a PNG at `path`, atomically (a reader never sees half a file)."
+    "Write `fig` as a PNG at `path` (at `FIG_DPI`, trimmed), atomically (a reader never sees half a file)."
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110)
+    fig.savefig(buf, format="png", dpi=FIG_DPI, bbox_inches="tight")
     atomic_write(path, buf.getvalue())
 
 
@@ -84,14 +110,16 @@ def projection_figure(
     path=None,  # where to save the PNG (None: not saved)
     top: int = 10,  # classes with their own colour
 ):
-    "One panel per model (e.g. zero-shot vs fine-tuned), each its own seeded projection; returns the figure."
-    fig, axes = plt.subplots(1, len(embeddings), figsize=(6 * len(embeddings), 5.5), squeeze=False)
-    for ax, (name, (P, R)) in zip(axes[0], embeddings.items()):
+    "One panel per model (e.g. zero-shot vs fine-tuned), two to a row, each its own seeded projection; the figure."
+    ncols = min(2, len(embeddings))
+    nrows = math.ceil(len(embeddings) / ncols)
+    fig, axes = figure_grid(nrows, ncols, nrows * (2.9 if ncols == 2 else 4.2), layout="constrained")
+    for ax, (name, (P, R)) in zip(axes.flat, embeddings.items()):
         Zp, Zr = project_2d(P, R, method, seed)
         plot_projection(Zp, Zr, yp, yr, classes, ax, f"{name} ({method.upper()})", top)
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=min(6, len(labels)), fontsize=7, markerscale=1.5)
-    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    for ax in axes.flat[len(embeddings) :]:  # an odd number of models: the last row's spare panel
+        ax.set_visible(False)
+    projection_legend(fig, classes, top)
     if path is not None:
         save_png(fig, path)
     return fig
@@ -123,18 +151,17 @@ def sphere_figure(
     path=None,  # where to save the PNG (None: not saved)
     top: int = 10,  # classes with their own colour
 ):
-    "magiCARP's picture: the 2-D PCA beside the 3-D PCA's points on the sphere (azimuth, elevation); the figure."
-    fig, (flat, sphere) = plt.subplots(1, 2, figsize=(12, 5.5))
+    "magiCARP's picture: the 2-D PCA above the 3-D PCA's points on the sphere (azimuth, elevation); the figure."
+    fig, axes = figure_grid(2, 1, 5.8, layout="constrained")  # the sphere's map is twice as wide as high
+    flat, sphere = axes[:, 0]
     plot_projection(*project_2d(P, R, "pca", seed), yp, yr, classes, flat, "2-D PCA", top)
     plot_projection(*sphere_coordinates(P, R, seed), yp, yr, classes, sphere, "3-D PCA on the sphere", top)
     sphere.set_xlim(-180, 180), sphere.set_ylim(-90, 90)
     sphere.set_xticks(range(-180, 181, 90)), sphere.set_yticks(range(-90, 91, 45))
     sphere.set_xlabel("azimuth (degrees)"), sphere.set_ylabel("elevation (degrees)")
     flat.set_xlabel("first principal component"), flat.set_ylabel("second principal component")
-    handles, labels = flat.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=min(6, len(labels)), fontsize=8, markerscale=1.5)
-    fig.suptitle(title)
-    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    projection_legend(fig, classes, top)
+    fig.suptitle(title, fontsize=FONT["figure"])
     if path is not None:
         save_png(fig, path)
     return fig

@@ -9,7 +9,7 @@ import math
 import re
 
 # %% auto #0
-__all__ = ['DECAY_LETTERS', 'arch_name', 'paper_run_name', 'parse_run_name', 'paper_axes']
+__all__ = ['DECAY_LETTERS', 'arch_name', 'paper_run_name', 'parse_run_name', 'paper_axes', 'seed_setting']
 
 # %% ../nbs/02c_run_names.ipynb #c005
 _RUN_RE = re.compile(r"^(\d+)x(\d+)(?:_s(\d+))?$")
@@ -62,3 +62,13 @@ def paper_axes(name: str) -> dict | None:
     "Epochs and weight decay of a name in the paper's scheme (`02x0768_01d03` → 1 and 5e-4); None for another name."
     m = _PAPER_RE.match(name)
     return None if not m else {"epochs": int(m[3]), "weight_decay": {t: wd for wd, t in DECAY_LETTERS.items()}[m[4]]}
+
+
+def seed_setting(name: str) -> str:
+    """A run's name without its seed: what the runs that differ only by their seed share (`02x0128_01d03` →
+    `02x0128_01d`, `02x0128_s12` → `02x0128`); a name of neither scheme is its own."""
+    paper = _PAPER_RE.match(name)
+    if paper:
+        return name[: paper.start(5)] if paper[5] else name
+    m = _RUN_RE.match(name)
+    return name[: m.start(3) - 2] if m and m[3] else name

@@ -8,13 +8,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import pandas as pd
 
 from .config import load_config
-from .figures import correlations, count_ticks, save_figure
+from .figures import correlations, save_figure
+from .runtime import count_ticks
 from .measures import study_columns
 from .checkpoints import resolve_checkpoint
+from .runtime import FONT, figure_grid
 
 # %% auto #0
 __all__ = ['STUDY_COLUMNS', 'study_table', 'scale_correlations', 'plot_loss_vs_params']
@@ -60,16 +61,19 @@ def scale_correlations(tables: dict, columns=None) -> pd.DataFrame:
 
 def plot_loss_vs_params(table: pd.DataFrame, save=None, y: str = "best_val_loss"):
     "Validation loss against parameter count, a line per depth, each point labelled with its width."
-    fig, ax = plt.subplots(figsize=(5, 3.4))
+    fig, axes = figure_grid(1, 1, 3.4)
+    ax = axes[0, 0]
     for depth, sub in table.sort_values("n_params").groupby("depth"):
         ax.plot(sub["n_params"], sub[y], "o-", label=f"depth {depth}")
         for _, r in sub.iterrows():
-            ax.annotate(str(r["width"]), (r["n_params"], r[y]), fontsize=7, xytext=(3, 3), textcoords="offset points")
+            ax.annotate(str(r["width"]), (r["n_params"], r[y]), fontsize=FONT["tick"], xytext=(3, 3),
+                        textcoords="offset points")  # fmt: skip
     ax.set_xscale("log")
+    ax.margins(0.08)  # room for the width labels beside the last points
     count_ticks(ax, table["n_params"])  # 1, 2, 5 of each decade, or the sizes drawn (one label, before)
     ax.set(xlabel="parameters (count, log scale)", ylabel="best validation loss (nats per token)")
-    ax.set_title("validation loss against size (labels: width)", fontsize=10)
-    ax.legend(fontsize=8)
+    ax.set_title("validation loss against size (labels: width)", fontsize=FONT["title"])
+    ax.legend(fontsize=FONT["legend"])
     fig.tight_layout()
     if save:
         save_figure(fig, save)
