@@ -30,7 +30,8 @@ from .runtime import resolve_device
 
 # %% auto #0
 __all__ = ['PAPER_COLUMNS', 'EXTRA_COLUMNS', 'INT_COLUMNS', 'HEAD_FILE', 'PROGRESS_COLUMNS', 'checkpoint_label', 'find_stats',
-           'StaleStatsError', 'check_weights', 'analysis_row', 'experiment_dirs', 'analyze', 'progress_table']
+           'StaleStatsError', 'LeftOutError', 'check_weights', 'analysis_row', 'experiment_dirs', 'analyze',
+           'progress_table']
 
 # %% ../nbs/22_analyze.ipynb #c005a
 def checkpoint_label(checkpoint: Path, step: int) -> str:
@@ -119,6 +120,14 @@ def _head_weights(checkpoint: Path):
 
 class StaleStatsError(ValueError):
     "Statistics collected from other weights than their checkpoint holds now: the analysis stops, naming the fix."
+
+
+class LeftOutError(StatsFileError):
+    "Statistics `analyze` left out (damaged, or a copy under another name), raised once the others' rows are written."
+
+    def __init__(self, message: str, table: pd.DataFrame):
+        super().__init__(message)
+        self.table = table  # the rows written, as `analyze` returns them
 
 
 def check_weights(entry: dict) -> None:
@@ -289,7 +298,8 @@ def analyze(
     device=None,  # where to compute the measures: 'auto' takes CUDA when present (None: the CPU)
     settings: MeasureSettings | None = None,  # the measure options at once, instead of the six fields above
 ) -> pd.DataFrame:
-    "Fill `analysis.csv` with one row per model@checkpoint(@layer), computing only what is missing."
+    """Fill `analysis.csv` with one row per model@checkpoint(@layer), computing only what is missing; statistics it
+    refuses (damaged, or a copy under another name) raise `LeftOutError` once the others' rows are written."""
     dirs = experiment_dirs(experiment_dir)
     if out_csv is None and len(dirs) > 1:
         raise ValueError(f"{len(dirs)} experiments ({', '.join(map(str, dirs[:4]))}…) go into one CSV: give out_csv")
@@ -312,7 +322,11 @@ def analyze(
     lock = f".{out_csv.name}.lock"  # two atomic files are written: no folder to scan for links
     with run_lock(out_csv.parent, f"analysing into {out_csv.name}", name=lock, leftovers=temps, check_links=False):
         df, done = _read_csv(out_csv, side, settings.record(), force)
-        return _fill(df, entries, out_csv, side, settings, done, skip, progress)
+        table, refused = _fill(df, entries, out_csv, side, settings, done, skip, progress)
+    if refused:  # the others' rows are written; the call (the command's exit status) still says what is missing
+        raise LeftOutError(f"{len(refused)} of {len(entries)} rows left out of {out_csv}, the others written: "
+                           + "; ".join(refused), table)  # fmt: skip
+    return table
 
 # %% ../nbs/22_analyze.ipynb #c016
 def _identity(entry: dict) -> dict:
@@ -342,8 +356,9 @@ def _write(out_csv: Path, side: Path, df: pd.DataFrame, wanted: list, settings: 
     atomic_write(side, json.dumps({"settings": settings.record(), "rows": done}, indent=1))
 
 
-def _fill(df, entries, out_csv, side, settings, done, skip, progress) -> pd.DataFrame:
-    "Compute what each entry's row lacks (all of it when its statistics changed), each row saved as it is done."
+def _fill(df, entries, out_csv, side, settings, done, skip, progress) -> tuple[pd.DataFrame, list]:
+    """Compute what each entry's row lacks (all of it when its statistics changed), each row saved as it is done:
+    the table, and `model: why` of each entry whose statistics were refused."""
     wanted = PAPER_COLUMNS + EXTRA_COLUMNS
     wanted += [c for c in measure_columns(settings) if c not in wanted]  # a measure of ours: after our columns
     df = df.reindex(columns=list(dict.fromkeys([*df.columns, *wanted]))).set_index("model", drop=False)
@@ -354,6 +369,7 @@ def _fill(df, entries, out_csv, side, settings, done, skip, progress) -> pd.Data
     for m in gone:  # a renamed or deleted run: its row would count a model twice, or one that is no longer there
         warnings.warn(f"{m} dropped from {out_csv.name}: its statistics are no longer there", stacklevel=3)
     df, done = df.drop(index=[m for m in gone if m in df.index]), {m: r for m, r in done.items() if m not in gone}
+    refused = []
     for e in tqdm(entries, desc="analysis", disable=not progress):
         try:
             ident, record = _identity(e), done.get(e["model"]) or {}
@@ -365,6 +381,7 @@ def _fill(df, entries, out_csv, side, settings, done, skip, progress) -> pd.Data
             row = analysis_row(e, missing, settings) if missing else {}
         except StatsFileError as err:  # one damaged file does not stop the others; its stale row goes
             warnings.warn(f"{e['model']} left out of {out_csv.name}: {err}", stacklevel=3)
+            refused.append(f"{e['model']}: {err}")
             df, _ = df.drop(index=e["model"], errors="ignore"), done.pop(e["model"], None)
             _write(out_csv, side, df, wanted, settings, done)
             continue
@@ -379,7 +396,7 @@ def _fill(df, entries, out_csv, side, settings, done, skip, progress) -> pd.Data
         undefined = sorted((set() if new else set(record.get("undefined", ()))) | _undefined(row, missing))
         done[e["model"]] = {**ident, **({"undefined": undefined} if undefined else {})}
         _write(out_csv, side, df, wanted, settings, done)
-    return df[wanted].reset_index(drop=True)
+    return df[wanted].reset_index(drop=True), refused
 
 # %% ../nbs/22_analyze.ipynb #c017
 PROGRESS_COLUMNS = ["model", "checkpoint", "state", "means", "vars", "decs", "train_blocks", "val_blocks", "unique",

@@ -84,6 +84,8 @@ def checkpoint_problem(
 ) -> str | None:
     "Why checkpoint `folder` cannot be trusted (the file and what is wrong), or None when it can."
     folder = Path(folder)
+    if not folder.exists() and not folder.is_symlink():
+        return f"{folder} does not exist"
     if folder.is_symlink() or not folder.is_dir():
         return f"{folder} is a {'link' if folder.is_symlink() else 'file'}, not a checkpoint folder"
     try:

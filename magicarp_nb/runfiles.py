@@ -410,7 +410,7 @@ def run_lock(
         finally:
             _HELD[str(lock)][1] -= 1
         return
-    made = not run_dir.exists()  # a folder made only for the lock goes again if nothing was written into it
+    made = [p for p in (run_dir, *run_dir.parents) if not p.exists()]  # made for the lock: they go again if empty
     run_dir.mkdir(parents=True, exist_ok=True)
     f, before = _acquire(lock, run_dir, what)
     try:
@@ -439,8 +439,11 @@ def run_lock(
         _HELD.pop(str(lock), None)
         lock.unlink(missing_ok=True)  # while still locked: a waiter then finds a new file (the inode check above)
         f.close()
-        if made and not any(run_dir.iterdir()):
-            run_dir.rmdir()
+        for p in made:  # innermost first: a run that wrote nothing leaves the tree as it was, its parents too
+            try:
+                p.rmdir()
+            except OSError:  # written into (or another writer's folder made in it meanwhile): it stays
+                break
 
 # %% ../nbs/02_runfiles.ipynb #c032
 def _restore_record(run_dir: Path, name: str) -> None:
