@@ -17,7 +17,8 @@ from torch import nn
 
 from .config import CarpConfig, config_yaml, load_config
 from .settings import ConfigValueError, check_name
-from .pairs import COLLATORS, PAIR_PIPELINES, MLMMasking, TokenizedPairs, duplicate_mask, load_pairs
+from .pair_sources import pair_source
+from .pairs import COLLATORS, MLMMasking, TokenizedPairs, duplicate_mask, load_pairs
 from .pairs import negative_mask
 from .encoders import build_encoder, trim_padding
 from .engines import TrainStep, as_backward, check_engine_config
@@ -422,7 +423,7 @@ def load_carp(checkpoint) -> tuple:
 def check_carp(cfg: CarpConfig) -> CarpConfig:
     "`cfg` when every name it gives is registered and its settings fit together; else an error naming the key."
     make_objective(cfg.objective)  # its name, and settings that fit together (a temperature within the scale's clamp)
-    check_name(cfg.data.pipeline, PAIR_PIPELINES, "data.pipeline")
+    pair_source(cfg.data.pipeline).check(cfg.data)  # its name, and what the source needs (a table's data.source)
     for name in cfg.data.collators:
         check_name(name, COLLATORS, "data.collators")
     check_name(cfg.train.schedule, SCHEDULES, "train.schedule")
@@ -449,8 +450,6 @@ def check_carp(cfg: CarpConfig) -> CarpConfig:
         raise ConfigValueError("data.collators=[crop] keeps a random span of each passage's tokens, its prompt's among "
                                "them: set encoder.passage_prompt='' or leave out the crop")  # fmt: skip
     check_teacher(cfg), check_towers(cfg), check_sources(cfg.data)
-    if cfg.data.pipeline == "table" and not cfg.data.source:
-        raise ConfigValueError("data.pipeline=table reads a table: set data.source (a local file or folder)")
     return cfg
 
 # %% ../nbs/14_carp.ipynb #c026c
@@ -471,6 +470,16 @@ class CarpTask(Task):
     "Passage and review towers trained contrastively on a pair table (`CarpConfig`)."
 
     name, config = "carp", CarpConfig
+    title = "CARP"  # in messages
+    stages = ("train", "eval")  # a CARP run is evaluated (`run_eval`): its retrieval, probes and projections
+    grid_refusals = {
+        "lr_width": "lr_width scales the learning rate by model width, which a CARP run does not have",
+        "decays": "decays and epochs are the axes of Linguistic Collapse's grid of causal LMs, not of CARP's",
+        "epochs": "decays and epochs are the axes of Linguistic Collapse's grid of causal LMs, not of CARP's",
+    }
+    grid_ignores = ("depths", "widths", "extra", "collect_shards", "checkpoints", "lr_width", "analyze_groups",
+                    "analyze_device", "ood", "decays", "epochs")  # fmt: skip
+    grid_note = "its runs differ by --seeds only, and are evaluated, not collected and analysed"
 
     def check(self, cfg: CarpConfig) -> CarpConfig:
         return check_carp(cfg)

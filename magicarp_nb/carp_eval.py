@@ -21,10 +21,11 @@ from .collapse import AgreementStats, CollapseStats
 from .config import CarpConfig, load_config
 from .settings import to_dict
 from .pairs import TokenizedPairs, load_pairs
-from .mixing import load_pairs_of, parse_source
+from .mixing import load_pairs_of
+from .pair_sources import source_labels
 from .embeddings import encode_corpus, load_embeddings, select_indices
 from .measures import nc_row
-from .probe import encode_labels, fit_probe, linear_probe, module_labels
+from .probe import encode_labels, fit_probe, linear_probe
 from .projection import projection_figure, sphere_figure
 from .beir import check_split, evaluate_beir, pair_ir, read_beir, trec_run_name, write_trec_run
 from .retrieval import encode_texts, retrieval_metrics
@@ -121,7 +122,7 @@ def carp_checkpoint(
     if not (ck / "config.yaml").is_file():
         raise FileNotFoundError(f"{ck} has no config.yaml: not a checkpoint of a training run")
     cfg = load_config(str((verify_checkpoint(ck) if verify else ck) / "config.yaml"))
-    if cfg.task != "carp":
+    if not isinstance(cfg, CarpConfig):
         raise ValueError(f"{run_dir} is a {cfg.task} run, not a CARP run: its collapse measures come from "
                          "magicarp collect and magicarp analyze")  # fmt: skip
     return ck, cfg
@@ -163,16 +164,8 @@ def _encode_pairs(name, model, tok, max_length, ds, out: Path, prov: dict, force
 
 
 def _labels(cfg, ds, min_class_count: int) -> tuple:
-    "Class labels: the `label` column (`data.label_column`), the stdlib module (of stdlib pairs), else none."
-    if "label" in ds.column_names:
-        labels = list(ds["label"])
-    elif getattr(cfg.data, "sources", ()):  # the stdlib sources' pairs by module; a table's pairs unlabelled
-        stdlib = {i for i, spec in enumerate(cfg.data.sources) if not parse_source(spec)[1]}
-        labels = [m if s in stdlib else "" for m, s in zip(module_labels(ds["group"]), ds["source"])]
-    elif cfg.data.pipeline == "stdlib":
-        labels = module_labels(ds["group"])
-    else:
-        labels = [""] * len(ds)
+    "Class labels: the `label` column (`data.label_column`), else what each pair's source gives (stdlib: its module)."
+    labels = source_labels(cfg.data, ds)
     labelled = np.array([bool(lab) for lab in labels], dtype=bool)  # pairs with an empty label stay unlabelled
     y = np.full(len(labels), -1, dtype=np.int64)
     y[labelled], classes = encode_labels([lab for lab in labels if lab], min_class_count)
@@ -313,7 +306,7 @@ def sphere_picture(
     path=None,  # the PNG (None: `<run>/eval/sphere-<checkpoint>.png`); never in a run or a checkpoint
     force: bool = False,  # replace the file at `path` when there is one
 ) -> Path:
-    "magiCARP's `vis`: a seeded sample of a split's pairs by the run's towers, 2-D PCA beside the 3-D PCA's sphere."
+    "magiCARP's `vis`: a seeded sample of a split's pairs by the run's towers, 2-D PCA above the 3-D PCA's sphere."
     run = Path(run_dir)
     ck, cfg = carp_checkpoint(run, checkpoint, verify=True)
     out = check_out_file(path, force=force) if path is not None else run / "eval" / f"sphere-{ck.name}.png"
@@ -384,7 +377,7 @@ def encode_run(
         raise ValueError(f"tower must be 'passage' or 'review', got {tower!r}")
     run = Path(run_dir)
     ck, cfg = carp_checkpoint(run, checkpoint, verify=True)
-    if cfg.task != "carp":
+    if not isinstance(cfg, CarpConfig):
         raise ValueError(f"{run} is a {cfg.task} run; encode takes a CARP run (its passage and review towers)")
     if (run / "config.yaml").is_file() and _settled(load_config(str(run / "config.yaml"))) != _settled(cfg):
         raise ValueError(f"{ck} was written by another run: its config.yaml is not {run / 'config.yaml'}")

@@ -18,7 +18,7 @@ from typing import Callable
 import submitit
 import torch
 
-from .analyze import analyze, experiment_dirs, progress_table
+from .analyze import LeftOutError, analyze, experiment_dirs, progress_table
 from .anymodel import collect_model, collect_run_layers, model_kind
 from .carp_eval import encode_run, eval_tables, evaluate_run, sphere_picture
 from .export import export_sentence_transformers
@@ -33,15 +33,16 @@ from magicarp_nb.launch import (
     resolve_run_name,
     run_notebook,
     submit_grid,
+    task_of,
     train_ranks,
 )
 from .settings import ConfigTypeError
-from .options import add_arguments, call_with, changed_options, cli_words
+from .options import add_arguments, call_with, changed_options, cli_words, option_flags
 from .options import comma_list, executor_params, extra_arg, key_value_arg
 from .options import cutoffs_arg, layers_arg, positions_arg, positive_float, positive_int, shard_arg, whole
-from .measures import GROUPS, MeasureSettings
+from .measures import GROUPS, KERNELS, MeasureSettings
 from .mining import SAMPLING_STRATEGIES, MiningSettings, mine_negatives, mined_summary
-from .objectives import OBJECTIVES
+from .plugins import OBJECTIVES
 
 # %% auto #0
 __all__ = ['COMMANDS', 'EXPECTED_ERRORS', 'Command', 'command', 'parse_command', 'train_command', 'collect_command',
@@ -131,7 +132,9 @@ def train_command(t: argparse.ArgumentParser, a: argparse.Namespace) -> None:
     if a.dry_run:
         print(f"# run folder: {run_dir}\n{config_yaml(cfg)}", end="")
         return
-    summary = train_ranks(cfg, run_dir, resume=not a.no_resume)
+    summary = train_ranks(
+        cfg, run_dir, resume=not a.no_resume
+    )  # refused: the run's lock leaves the folders as they were
     if summary is not None:  # rank 0's
         print(json.dumps(summary))
 
@@ -209,7 +212,7 @@ def _analyze_arguments(a: argparse.ArgumentParser) -> None:
             skip=("tile",),
             min_per_class=positive_int,
             max_per_class=positive_int,
-            kernels=comma_list("log", "riesz"),
+            kernels=comma_list(*sorted(KERNELS)),
             groups={"nargs": "+", "choices": sorted(GROUPS)},
         )
     )
@@ -233,7 +236,11 @@ def analyze_command(ap: argparse.ArgumentParser, a: argparse.Namespace) -> None:
         for d in dirs:
             print(f"# {d}\n{progress_table(d, settings.min_per_class).to_string(index=False)}")
     if not a.report_only:
-        print(call_with(analyze, a, a.options, dirs, settings=settings).to_string())
+        try:
+            print(call_with(analyze, a, a.options, dirs, settings=settings).to_string())
+        except LeftOutError as e:  # the others' rows are written and shown; the refused files end it, status 1
+            print(e.table.to_string())
+            raise
 
 # %% ../nbs/32_cli.ipynb #c009
 def _figures_arguments(f: argparse.ArgumentParser) -> None:
@@ -409,23 +416,15 @@ def grid_runs(a) -> list[tuple[int, int, int]]:
     return runs
 
 # %% ../nbs/32_cli.ipynb #c013
-_NOT_CARP = {"--depths": "depths", "--widths": "widths", "--extra": "extra", "--shards": "collect_shards",
-             "--checkpoints": "checkpoints", "--lr-width": "lr_width", "--analyze-groups": "analyze_groups",
-             "--analyze-device": "analyze_device", "--ood": "ood",
-             "--decays": "decays", "--epochs": "epochs"}  # fmt: skip
-"The options that mean nothing for a CARP grid (its runs differ by seed, and are evaluated, not collected)."
-
-
 @command("grid", "train → collect → analyze a grid of runs, on Slurm or locally", _grid_arguments)
 def grid_command(g: argparse.ArgumentParser, a: argparse.Namespace) -> int:
     "`magicarp grid`: submits `launch.submit_grid`'s stages; on a local executor waits, then prints the runs' summary."
     settings = call_with(GridSettings, a, a.options)
-    unused = changed_options(g, a, _NOT_CARP) if load_config(settings.preset, settings.overrides).task == "carp" else []
+    task = task_of(load_config(settings.preset, settings.overrides))
+    unused = changed_options(g, a, option_flags(g, task.grid_ignores))  # what the task declares its grid ignores
     if unused:
-        raise ValueError(
-            f"{', '.join(unused)} mean nothing for the CARP preset {settings.preset}: its runs differ by "
-            "--seeds only, and are evaluated, not collected and analysed"
-        )
+        what = f"the {task.title or task.name} preset {settings.preset}"
+        raise ValueError(f"{', '.join(unused)} mean nothing for {what}: {task.grid_note}")
     runs = grid_runs(a)
     jobs = submit_grid(runs, settings, **executor_params(a.param))
     for stage, js in jobs.items():

@@ -226,6 +226,9 @@ class CLMTask(Task):
     "A GPT-Neo causal LM trained on a packed text corpus (`CLMConfig`)."
 
     name, config = "clm", CLMConfig
+    title = "causal-LM"  # in messages
+    stages = ("train", "collect", "analyze")  # a causal LM's statistics are collected, then its measures analysed
+    grid_model_axes = True  # a grid's depths and widths are the model's layers and width
 
     def check(self, cfg: CLMConfig) -> CLMConfig:
         return check_clm(cfg)

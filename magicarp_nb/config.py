@@ -323,8 +323,8 @@ class PairDataConfig:
 
     pipeline: str = opt(
         "stdlib",
-        "pair pipeline from pairs.PAIR_PIPELINES: 'stdlib' (function source and docstring from this Python's "
-        "standard library, offline) or 'table' (a dataset with a passage and a review column)",
+        "pair source from pair_sources.PAIR_SOURCES: 'stdlib' (function source and docstring from this "
+        "Python's standard library, offline), 'table' (a dataset with a passage and a review column) or your own",
     )
     source: str = opt(
         "",
@@ -426,6 +426,11 @@ class CarpConfig:
     )
     train: CarpTrainConfig = opt(CarpTrainConfig(), "optimisation (CARP's defaults: fine-tuning a pretrained encoder)")
 
+    @staticmethod
+    def upgrade(data: dict) -> dict:
+        "A config file's mapping of an earlier layout in today's (`_upgraded`); `load_config` asks each task's class."
+        return _upgraded(data)
+
 # %% ../nbs/00b_config.ipynb #c033b
 _OLD_CARP_KEYS = {"guide": ("guide", "towers", ""), "guide_margin": ("guide", "margin", 0.0),
                   "mlm_steps": ("mlm", "steps", None), "mlm_epochs": ("mlm", "epochs", None),
@@ -497,7 +502,7 @@ def load_config(
     if not isinstance(task, str) or task not in CONFIGS:
         raise ConfigKeyError(f"config file {path} must set 'task' to one of {sorted(CONFIGS)}, got {task!r}")
     try:
-        cfg = from_dict(CONFIGS[task], _upgraded(data) if task == "carp" else data)
+        cfg = from_dict(CONFIGS[task], getattr(CONFIGS[task], "upgrade", dict)(data))  # its own earlier layouts
     except (ConfigKeyError, ConfigTypeError, ConfigValueError) as e:
         raise type(e)(f"{e} (in {path})") from None
     return apply_overrides(cfg, overrides)

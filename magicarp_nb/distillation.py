@@ -16,7 +16,7 @@ from .candidates import Shard, masked_logits, row_masks, with_negatives
 from .checkpoints import list_checkpoints
 from .config import ObjectiveConfig
 from .encoders import context_length
-from .mixing import parse_source
+from .pair_sources import source_tables
 from .objectives import OBJECTIVES, InfoNCE, LogitScaled, Objective, at_least_float32, register_objective
 from .objectives import MIN_TEMPERATURE
 from .settings import ConfigValueError, opt
@@ -186,7 +186,7 @@ def check_teacher(cfg) -> None:
 # %% ../nbs/11c_distillation.ipynb #53fb572f
 def _score_tables(data) -> list:
     "The tables whose scores a data section reads: data.source, or each table of data.sources."
-    return [s for p, s, _ in map(parse_source, data.sources) if p == "table"] if data.sources else [data.source]
+    return [table for _, table in source_tables(data)]  # the files its sources read
 
 
 def check_table_scores(

@@ -16,7 +16,7 @@ from .carp import load_carp
 from .carp_eval import carp_checkpoint
 from .checkpoints import read_train_state, recorded_sha256
 from .encoders import DirectProjection
-from .mixing import parse_source
+from .pair_sources import source_card
 from .runfiles import LOCK_NAME, atomic_write, check_out_folder, run_lock
 
 # %% auto #0
@@ -129,11 +129,7 @@ def _card(run: Path, ck: Path, cfg, sides: tuple, routes: dict, prompts: dict) -
     ir = {m: v.get("ir") for m, v in summary.get("models", {}).items() if v.get("ir")}
     final = metrics.get("eval_results.json", {})
     final = {k: v for k, v in final.items() if k.startswith("eval_")} if final.get("step") == _step(ck) else {}
-    columns = (
-        f", passages `{cfg.data.passage_column}`, reviews `{cfg.data.review_column}`"
-        if cfg.data.pipeline == "table" or any(parse_source(x)[0] == "table" for x in cfg.data.sources)
-        else ""
-    )
+    columns = source_card(cfg.data)  # what the pairs' source says (a table: its passage and review columns)
     chains = {task: " → ".join(type(m).__name__ for m in mods) for task, mods in routes.items()}
     one = len({id(mods) for mods in routes.values()}) == 1  # one tower (for both verbs when shared)
     tower = {"query": "the review tower", "document": "the passage tower"}

@@ -23,8 +23,8 @@ import torch
 
 from .analyze import analyze, find_stats
 from .carp_eval import evaluate_run
-from . import carp, clm  # noqa: F401  (they register the CARP and causal-LM tasks)
-from .tasks import TASKS, Task, run_task
+from .plugins import TASKS  # every built-in task (and what a plugin of yours registered)
+from .tasks import Task, run_task
 from .collect import collect_checkpoint
 from .config import load_config
 from .figures import experiment_figures, load_reference, reference_path
@@ -38,13 +38,14 @@ from .distributed import process_group, rank_of
 from .trainer import TrainResult
 
 # %% auto #0
-__all__ = ['STAGE_PARAMS', 'run_name', 'default_run_dir', 'resolve_run_name', 'check_config', 'train', 'train_ranks',
+__all__ = ['STAGE_PARAMS', 'task_of', 'run_name', 'default_run_dir', 'resolve_run_name', 'check_config', 'train', 'train_ranks',
            'runner_path', 'run_notebook', 'grid', 'train_stage', 'collect_stage', 'collected', 'analyze_stage',
            'eval_stage', 'job_result', 'failed_jobs', 'GridSettings', 'grid_specs', 'stage_parameters',
            'check_reference', 'submit_grid', 'grid_summary', 'checkpoints_arg']
 
 # %% ../nbs/31_launch.ipynb #c006
-def _task(cfg) -> Task:
+def task_of(cfg) -> Task:
+    "The task that trains `cfg` (its `task:`), from the registry of every built-in and registered task."
     if cfg.task not in TASKS:
         raise KeyError(f"no trainer for task '{cfg.task}'; known: {sorted(TASKS)}")
     return TASKS[cfg.task]
@@ -52,7 +53,7 @@ def _task(cfg) -> Task:
 
 def run_name(cfg) -> str:
     "The run folder name of `cfg` (e.g. `02x0128_s12` for a causal LM)."
-    return _task(cfg).run_name(cfg)
+    return task_of(cfg).run_name(cfg)
 
 
 def default_run_dir(cfg, root="runs") -> Path:
@@ -70,12 +71,12 @@ def resolve_run_name(cfg):
 
 def check_config(cfg):
     "`cfg` when every name it gives resolves (objective, schedule, pipeline, trackers, ...); else an error naming it."
-    return _task(cfg).check(cfg)
+    return task_of(cfg).check(cfg)
 
 
 def train(cfg, run_dir, resume: bool = True, **kwargs) -> TrainResult:
     "Train `cfg` into `run_dir` with its task's trainer (checked first); rank 0 leaves `summary.json` in the run."
-    result = run_task(_task(cfg), resolve_run_name(check_config(cfg)), run_dir, resume=resume, **kwargs)
+    result = run_task(task_of(cfg), resolve_run_name(check_config(cfg)), run_dir, resume=resume, **kwargs)
     if result.trainer.rank == 0:
         plain = {k: v for k, v in result.summary().items() if isinstance(v, (bool, int, float, str))}
         atomic_write(Path(run_dir) / "summary.json", json.dumps(plain, indent=1))
@@ -375,19 +376,18 @@ def grid_specs(
     s, exp = settings, settings.experiment_dir()
     preset, overrides, lr_width = s.preset, s.overrides, s.lr_width
     base = load_config(preset, overrides)
-    specs, carp = [], base.task == "carp"
-    if carp and lr_width:
-        raise ValueError("lr_width scales the learning rate by model width, which a CARP run does not have")
-    if carp and (s.decays or s.epochs):
-        raise ValueError("decays and epochs are the axes of Linguistic Collapse's grid of causal LMs, not of CARP's")
+    specs, task = [], task_of(base)
+    for key, why in task.grid_refusals.items():  # what the task declares it refuses, with why
+        if getattr(s, key):
+            raise ValueError(why)
     for depth, width, seed, paper in _paper_axes(runs, s, base):
-        arch = "" if carp else f" model.n_layer={depth} model.width={width}"  # a CARP run has no depth/width
+        arch = f" model.n_layer={depth} model.width={width}" if task.grid_model_axes else ""  # else: none to set
         arch += f" train.lr={base.train.lr * lr_width / width:.6g}" if lr_width else ""
         ov = f"{overrides}{arch}{paper} experiment={exp.name}".strip()
         cfg = resolve_run_name(check_config(apply_overrides(load_config(preset, ov), {"seed": seed})))  # each run's
         if any(s["run_dir"] == str((exp / cfg.run_name).absolute()) for s in specs):
-            if carp:
-                continue  # a CARP run is named by its seed: the grid's depths and widths do not make other runs
+            if not task.grid_model_axes:
+                continue  # a run named by its seed (CARP's): the grid's depths and widths do not make other runs
             raise ValueError(f"two runs of the grid go to one folder {exp / cfg.run_name} (its overrides set "
                              "run_name?): give each run its own name, or leave run_name unset")  # fmt: skip
         specs.append(
@@ -484,7 +484,7 @@ def submit_grid(
     specs = grid_specs(runs, s)
     jobs = {"train": _submit(ex["train"], train_stage, specs, parallel=s.parallel)}
     own = [[job] for job in jobs["train"]]  # each run's chain: its next stage waits for its own jobs only
-    if base.task == "carp":  # a CARP run is evaluated (run_eval) instead of collected
+    if "eval" in task_of(base).stages:  # a CARP run is evaluated (run_eval) instead of collected
         jobs["eval"] = _submit(ex["eval"], eval_stage, specs, own, s.parallel, names=_names(exp, "eval", specs))
         return jobs
     if s.collect_shards > 1:

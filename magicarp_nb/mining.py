@@ -27,7 +27,8 @@ from .carp_eval import carp_checkpoint
 from .checkpoints import recorded_sha256, verify_checkpoint
 from .config import CarpConfig, load_config
 from .pairs import PairSplits, load_pairs
-from .mixing import load_pairs_of, parse_source
+from .mixing import load_pairs_of
+from .pair_sources import PAIR_SOURCES, parse_source, source_tables
 from .retrieval import encode_texts
 from .runfiles import LOCK_NAME, atomic_write, check_out_folder, has_checkpoints, run_lock
 from .runtime import seed_everything
@@ -204,7 +205,7 @@ def _config(config, overrides) -> CarpConfig:
         cfg = apply_overrides(config or CarpConfig(), overrides)
     else:
         cfg = load_config(str(config), overrides)
-    if cfg.task != "carp":
+    if not isinstance(cfg, CarpConfig):
         raise ValueError(f"config {config} is a {cfg.task} config; mining needs a CARP config (towers and pairs)")
     return cfg
 
@@ -343,12 +344,9 @@ def _reads(src: MiningSource, cfg) -> dict:
     reads = (
         {"the source": src.record["path"], "its checkpoint": src.record["checkpoint"]} if "path" in src.record else {}
     )
-    if cfg is not None and cfg.data.pipeline == "table" and Path(cfg.data.source).expanduser().exists():
-        reads["the pairs' table"] = cfg.data.source
-    for i, spec in enumerate(() if cfg is None else cfg.data.sources):  # each table of data.sources too
-        _, table, _ = parse_source(spec)
-        if table and Path(table).expanduser().exists():
-            reads[f"the table of data.sources entry {i}"] = table
+    for key, table in () if cfg is None else source_tables(cfg.data):  # what its sources read: data.source's table,
+        if Path(table).expanduser().exists():  # or each of data.sources'
+            reads["the pairs' table" + ("" if key == "data.source" else f" of {key}")] = table
     return reads
 
 # %% ../nbs/19_mining.ipynb #c032a
@@ -356,17 +354,18 @@ def _tables_of(data) -> list:
     "`(key, table)` of each table a run's `data` section trains on: `data.sources`' tables, else a table's source."
     if not isinstance(data, dict):
         return []
-    if isinstance(data.get("sources"), (list, tuple)) and data["sources"]:
-        found = []
-        for i, spec in enumerate(data["sources"]):
-            try:
-                _, table, _ = parse_source(str(spec))
-            except ValueError:  # an entry that run cannot read either
-                continue
-            found += [(f"data.sources entry {i} {str(spec)!r}", table)] if table else []
-        return found
-    source = data.get("source")
-    return [("data.source", source)] if data.get("pipeline") == "table" and isinstance(source, str) else []
+    entries = data.get("sources") if isinstance(data.get("sources"), (list, tuple)) and data.get("sources") else None
+    found = []
+    for i, spec in enumerate(entries or ()):
+        try:
+            name, source, _ = parse_source(str(spec))
+        except ValueError:  # an entry that run cannot read either
+            continue
+        found.append((f"data.sources entry {i} {str(spec)!r}", PAIR_SOURCES[name].table(source)))
+    pipeline, source = data.get("pipeline"), data.get("source")
+    if entries is None and isinstance(pipeline, str) and pipeline in PAIR_SOURCES and isinstance(source, str):
+        found.append(("data.source", PAIR_SOURCES[pipeline].table(source)))  # what that source reads (a table's file)
+    return [(key, table) for key, table in found if table]
 
 
 def _trained_on(out: Path, roots) -> tuple | None:

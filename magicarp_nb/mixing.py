@@ -6,49 +6,27 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 import warnings
 from pathlib import Path
 
 import datasets
 import torch
 
-from .pairs import PairSplits, TokenizedPairs, _seeded_generator, canonical_text, load_pairs
+from .config import PairDataConfig
+from .pair_sources import MAX_SOURCE_WEIGHT, PAIR_SOURCES, parse_source
+from .pairs import PairSplits, TokenizedPairs, seeded_generator, canonical_text, load_pairs
 
 # %% auto #0
-__all__ = ['MAX_SOURCE_WEIGHT', 'parse_source', 'source_names', 'load_sources', 'load_pairs_of', 'source_batches',
-           'check_sources', 'source_validation', 'source_batch_order']
+__all__ = ['source_names', 'load_sources', 'load_pairs_of', 'source_batches', 'check_sources', 'source_validation',
+           'source_batch_order']
 
 # %% ../nbs/05c_mixing.ipynb #c006
-MAX_SOURCE_WEIGHT = 1000.0  # the most times an epoch visits a source's pairs (`*W` of data.sources)
-
-
-def parse_source(
-    spec: str,  # an entry of data.sources: 'stdlib' or a table's folder or file, optionally suffixed '*W'
-) -> tuple:
-    "`(pipeline, source, weight)` of one entry of `data.sources`."
-    head, star, tail = spec.rpartition("*")
-    weight = 1.0
-    if star:
-        try:
-            weight = float(tail)
-        except ValueError:
-            weight = float("nan")
-        if not (math.isfinite(weight) and 0 < weight <= MAX_SOURCE_WEIGHT):
-            what = f"a positive number at most {MAX_SOURCE_WEIGHT:g} (the times an epoch visits the source's pairs)"
-            raise ValueError(f"data.sources entry {spec!r}: the weight after '*' must be {what}, got {tail!r}")
-        spec = head
-    if not spec.strip():
-        raise ValueError("data.sources has an empty entry: give 'stdlib' or a table's folder or file")
-    return ("stdlib", "", weight) if spec == "stdlib" else ("table", spec, weight)
-
-
 def source_names(specs: tuple) -> list:
-    "A short name per source (`stdlib`, a table's file or folder name), made unique with `-2`, `-3`, … in order."
+    "A short name per source (its own: `stdlib`, a table's file or folder), made unique with `-2`, `-3`, … in order."
     names = []
     for spec in specs:
-        _, source, _ = parse_source(spec)
-        base = Path(source).stem if source else "stdlib"
+        pipeline, source, _ = parse_source(spec)
+        base = PAIR_SOURCES[pipeline].short_name(source)
         name, n = base, 2
         while name in names:
             name, n = f"{base}-{n}", n + 1
@@ -120,14 +98,12 @@ def source_batches(
             raise ValueError(f"source {s} has {len(idx)} pairs and the weight {w}: it needs pairs and a weight in "
                              f"(0, {MAX_SOURCE_WEIGHT:g}] (data.sources)")  # fmt: skip
         need = max(1, round(w * len(idx)))  # ceil(need / n) laps of the n pairs, each in its own seeded order
-        laps = [idx[torch.randperm(len(idx), generator=_seeded_generator("source", seed, epoch, s, lap))]
+        laps = [idx[torch.randperm(len(idx), generator=seeded_generator("source", seed, epoch, s, lap))]
                 for lap in range(-(-need // len(idx)))]  # fmt: skip
         per.append(torch.cat(laps)[:need])
     if sampler == "mixed":
         pool = torch.cat(per)
-        return list(
-            pool[torch.randperm(len(pool), generator=_seeded_generator("mixed", seed, epoch))].split(batch_size)
-        )
+        return list(pool[torch.randperm(len(pool), generator=seeded_generator("mixed", seed, epoch))].split(batch_size))
     if sampler != "same_source":
         raise ValueError(f"data.batch_sampler must be 'mixed' or 'same_source', got {sampler!r}")
     batches = [list(p.split(batch_size)) for p in per]
@@ -139,15 +115,16 @@ def source_batches(
     if order != "proportional":
         raise ValueError(f"data.source_order must be 'proportional' or 'round_robin', got {order!r}")
     flat = [b for bs in batches for b in bs]
-    return [flat[i] for i in torch.randperm(len(flat), generator=_seeded_generator("same_source", seed, epoch))]
+    return [flat[i] for i in torch.randperm(len(flat), generator=seeded_generator("same_source", seed, epoch))]
 
 # %% ../nbs/05c_mixing.ipynb #c021
 def check_sources(data) -> None:
     "`data.sources` replaces `data.pipeline` and `data.source`; the sampler's keys need sources (else an error)."
-    if data.sources and (data.pipeline != "stdlib" or data.source):
+    default = PairDataConfig()  # what data.pipeline and data.source are when data.sources names the sources
+    if data.sources and (data.pipeline, data.source) != (default.pipeline, default.source):
         raise ValueError(
             f"data.sources={list(data.sources)} lists the run's sources: leave data.pipeline and data.source at "
-            "their defaults (stdlib, '')"
+            f"their defaults ({default.pipeline}, {default.source!r})"
         )
     for spec in data.sources:
         parse_source(spec)

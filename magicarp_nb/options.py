@@ -17,8 +17,8 @@ from .settings import ConfigValueError
 
 # %% auto #0
 __all__ = ['positive_int', 'comma_list', 'whole', 'positions_arg', 'positive_float', 'shard_arg', 'cutoffs_arg', 'layers_arg',
-           'extra_arg', 'key_value_arg', 'executor_params', 'add_arguments', 'call_with', 'changed_options',
-           'cli_words']
+           'extra_arg', 'key_value_arg', 'executor_params', 'add_arguments', 'call_with', 'option_flags',
+           'changed_options', 'cli_words']
 
 # %% ../nbs/00c_options.ipynb #s111
 def comma_list(*choices: str):
@@ -163,6 +163,12 @@ def call_with(func, a: argparse.Namespace, names, *args, **kwargs):
     "`func(*args, name=value ...)` with the parsed options `names`; one left at None takes the function's default."
     given = {n: getattr(a, n) for n in names if getattr(a, n) is not None}
     return func(*args, **{**given, **kwargs})
+
+
+def option_flags(parser: argparse.ArgumentParser, names) -> dict:
+    "`{flag: name}` of the options of `parser` whose destination is in `names` (its long flag), in the parser's order."
+    return {next(f for f in act.option_strings if f.startswith("--")): act.dest for act in parser._actions
+            if act.dest in names and any(f.startswith("--") for f in act.option_strings)}  # fmt: skip
 
 
 def changed_options(parser: argparse.ArgumentParser, a, flags: dict) -> list[str]:

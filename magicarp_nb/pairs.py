@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import math
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,105 +19,12 @@ import torch
 from transformers import DataCollatorForLanguageModeling
 
 from .settings import registrar
-from .corpora import extract_stdlib_pairs
-from .sources import check_text_column, read_dataset
+from .pair_sources import pair_source
 
 # %% auto #0
-__all__ = ['PAIR_PIPELINES', 'register_pair_pipeline', 'COLLATORS', 'register_collator', 'stdlib_pipeline', 'teacher_scores',
-           'table_pipeline', 'canonical_text', 'PairSplits', 'clean_pairs', 'in_validation', 'load_pairs',
-           'duplicate_mask', 'negative_mask', 'pad_ids', 'check_prompt', 'tokenize_texts', 'TokenizedPairs',
-           'MLMMasking', 'SpanCrop', 'crop_collator']
-
-# %% ../nbs/05b_pairs.ipynb #c006
-PAIR_PIPELINES: dict[str, Callable] = {}
-"Pair pipelines by name: `f(data_cfg) -> DatasetDict` with the columns `passage`, `review` and, optionally, `group`."
-register_pair_pipeline = registrar(PAIR_PIPELINES)
-
-
-@register_pair_pipeline("stdlib")
-def stdlib_pipeline(cfg) -> datasets.DatasetDict:
-    "Function source ↔ docstring pairs of this Python's standard library, grouped by file (offline)."
-    rows = extract_stdlib_pairs()
-    cols = {k: [r[k] for r in rows] for k in ("passage", "review", "group")}
-    return datasets.DatasetDict(train=datasets.Dataset.from_dict(cols))
-
-# %% ../nbs/05b_pairs.ipynb #c006b
-def teacher_scores(
-    ds: datasets.Dataset,  # the table's split
-    columns: tuple,  # (the review's score column, the negatives' scores column)
-    k: int,  # hard negatives per pair
-    where: str,  # the table and split, for errors
-) -> list:
-    "Per row, `[review score, k negative scores]` as floats; a row without k + 1 finite numbers is an error naming it."
-    out = []
-    for i, (pos, negs) in enumerate(zip(ds[columns[0]], ds[columns[1]])):
-        row = [pos, *(negs if isinstance(negs, (list, tuple)) else [negs])]
-        good = all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in row)
-        if not good or len(row) != 1 + k:
-            raise ValueError(
-                f"{where} row {i}: data.score_columns={list(columns)} give {row!r}; each pair needs its review's "
-                f"score and {k} finite scores of its hard negatives (one per data.negative_columns)"
-            )
-        out.append([float(x) for x in row])
-    return out
-
-
-def _named_columns(cfg) -> tuple:
-    "`(negative columns, score columns)` of a table's config, when they name other columns than the texts'."
-    named = list(cfg.negative_columns)
-    if len(set(named)) < len(named) or {cfg.passage_column, cfg.review_column} & set(named):
-        raise ValueError(
-            f"data.negative_columns={named} must name distinct columns other than data.passage_column "
-            f"({cfg.passage_column!r}) and data.review_column ({cfg.review_column!r})"
-        )
-    scored = tuple(getattr(cfg, "score_columns", ()))
-    if scored and (len(scored) != 2 or not named or set(scored) & {cfg.passage_column, cfg.review_column, *named}):
-        raise ValueError(
-            f"data.score_columns={list(scored)} must name two other columns, the review's score and the list of the "
-            f"hard negatives' scores, beside data.negative_columns={named} (a teacher scores the negatives)"
-        )
-    return named, scored
-
-# %% ../nbs/05b_pairs.ipynb #c006c
-@register_pair_pipeline("table")
-def table_pipeline(cfg) -> datasets.DatasetDict:
-    "Pairs from the passage and review columns of a table (`cfg.source`), grouped by cleaned passage; labels optional."
-    if not cfg.source:
-        raise ValueError("data.pipeline=table needs data.source: a save_to_disk folder, a local file or a hub name")
-    hint = "Set data.source to a save_to_disk folder or a local file, or use data.pipeline=stdlib."
-    _, scored = _named_columns(cfg)
-    dsd, out = read_dataset(cfg.source, "pair dataset", hint), {}
-    for split in ("train", "validation"):
-        if split not in dsd:
-            continue
-        ds = dsd[split]
-        negatives = tuple(cfg.negative_columns) if split == "train" else ()  # validation ranks in-split only
-        wanted = (cfg.passage_column, cfg.review_column, *negatives) + ((cfg.label_column,) if cfg.label_column else ())
-        wanted += scored if split == "train" else ()
-        missing = [c for c in wanted if c not in ds.column_names]
-        if missing:
-            raise KeyError(
-                f"pairs {cfg.source!r} split '{split}' has no column {missing[0]!r}; columns: {ds.column_names} "
-                "(set data.passage_column, data.review_column, data.negative_columns, data.score_columns and "
-                "data.label_column)"
-            )
-        named = [(cfg.passage_column, "data.passage_column"), (cfg.review_column, "data.review_column")]
-        for column, key in named + [(c, "data.negative_columns") for c in negatives]:
-            check_text_column(ds, column, f"pairs {cfg.source!r} split '{split}'", key)
-        cols = {
-            "passage": [p or "" for p in ds[cfg.passage_column]],
-            "review": [r or "" for r in ds[cfg.review_column]],
-        }
-        if cfg.label_column:  # labels are kept as text, so 3 and "3" are one class
-            cols["label"] = ["" if x is None else str(x) for x in ds[cfg.label_column]]
-        if negatives:  # one list of texts per pair, carried through cleaning like labels
-            cols["negatives"] = [list(n) for n in zip(*([x or "" for x in ds[c]] for c in negatives))]
-        if scored and split == "train":  # per pair, the teacher's [review, *negatives] scores
-            cols["scores"] = teacher_scores(ds, scored, len(negatives), f"pairs {cfg.source!r} split 'train'")
-        out[split] = datasets.Dataset.from_dict(cols)
-    if "train" not in out:
-        raise ValueError(f"pairs {cfg.source!r} have no 'train' split; splits: {list(dsd)}")
-    return datasets.DatasetDict(out)
+__all__ = ['COLLATORS', 'register_collator', 'canonical_text', 'PairSplits', 'clean_pairs', 'in_validation', 'load_pairs',
+           'seeded_generator', 'duplicate_mask', 'negative_mask', 'pad_ids', 'check_prompt', 'tokenize_texts',
+           'TokenizedPairs', 'MLMMasking', 'SpanCrop', 'crop_collator']
 
 # %% ../nbs/05b_pairs.ipynb #8e570244
 _ZERO_WIDTH = {0x200B: None, 0x200C: None, 0x200D: None, 0x2060: None, 0xFEFF: None}  # removed by `str.translate`
@@ -218,13 +124,12 @@ def load_pairs(cfg) -> PairSplits:
     "Run the pipeline of `cfg` (a `config.PairDataConfig`), clean, split by group and cap (one source)."
     if getattr(cfg, "sources", ()):
         raise ValueError(f"data.sources={list(cfg.sources)} lists several sources: mixing.load_pairs_of reads them")
-    if cfg.pipeline not in PAIR_PIPELINES:
-        raise KeyError(f"unknown pair pipeline '{cfg.pipeline}'; registered: {', '.join(sorted(PAIR_PIPELINES))}")
+    source = pair_source(cfg.pipeline)  # an unknown name is refused, naming data.pipeline and every source
     if not 0 < cfg.val_fraction < 1:
         raise ValueError(f"data.val_fraction must be in (0, 1), got {cfg.val_fraction}")
-    raw = PAIR_PIPELINES[cfg.pipeline](cfg)
+    raw = source.load(cfg)
     _check_gives(cfg, raw["train"].column_names)
-    dedup = cfg.dedup if cfg.dedup != "auto" else ("either" if cfg.pipeline == "stdlib" else "pair")
+    dedup = source.dedup if cfg.dedup == "auto" else cfg.dedup
     train, report = clean_pairs(raw["train"], cfg.min_chars, dedup)
     if "validation" in raw:
         validation, vrep = clean_pairs(raw["validation"], cfg.min_chars, dedup)
@@ -254,7 +159,8 @@ def load_pairs(cfg) -> PairSplits:
     return PairSplits(train, validation, {**report, "train": len(train), "validation": len(validation)})
 
 # %% ../nbs/05b_pairs.ipynb #c009s
-def _seeded_generator(*key) -> torch.Generator:
+def seeded_generator(*key) -> torch.Generator:
+    "A generator seeded by `key` (any repr-able values): the same key, the same draws in every process and run."
     return torch.Generator().manual_seed(int(hashlib.sha256(repr(key).encode()).hexdigest()[:15], 16))
 
 # %% ../nbs/05b_pairs.ipynb #c019
@@ -457,7 +363,7 @@ class MLMMasking:
         return {"input_ids": masked, "attention_mask": attention.clone(), "labels": labels}
 
     def __call__(self, batch: dict, indices: list) -> dict:
-        g = _seeded_generator("mlm", self.seed, list(indices))
+        g = seeded_generator("mlm", self.seed, list(indices))
         return {**batch, "passage_mlm": self.mask(batch["passage"], g), "review_mlm": self.mask(batch["review"], g)}
 
 # %% ../nbs/05b_pairs.ipynb #c032c
@@ -491,7 +397,7 @@ class SpanCrop:
         return torch.cat([ids[:1], ids[start : start + k], ids[n - 1 : n]])
 
     def __call__(self, batch: dict, indices: list) -> dict:
-        g = _seeded_generator("crop", self.seed, list(indices))
+        g = seeded_generator("crop", self.seed, list(indices))
         side = batch["passage"]
         lengths = side["attention_mask"].sum(1).tolist()
         rows = [self.crop(ids, n, g) for ids, n in zip(side["input_ids"], lengths)]

@@ -47,6 +47,12 @@ class Task:
 
     name: str = ""  # the name presets give in `task:`
     config: type | None = None  # its config class (the one `config.CONFIGS` holds under `name`)
+    title: str = ""  # its name in messages ('CARP'; '' : `name`)
+    stages: tuple = ("train",)  # a grid's stages per run, in order: what follows training ('eval', 'collect', …)
+    grid_model_axes: bool = False  # a grid's depths and widths set `model.n_layer` and `model.width`
+    grid_refusals: dict = {}  # grid settings this task refuses (GridSettings field -> why), e.g. the paper's decays
+    grid_ignores: tuple = ()  # grid options that mean nothing for its runs (refused when set)
+    grid_note: str = ""  # how its grid's runs differ, for the refusal of an ignored option
 
     def check(self, cfg):
         "`cfg` when every name it gives resolves and its settings fit together; else an error naming the key."
