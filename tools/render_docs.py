@@ -97,7 +97,8 @@ MATHJAX_CDN = "https://cdn.jsdelivr.net/npm/mathjax@3.2.2/es5/tex-svg.js"
 PARTS = [  # (sidebar heading, which notebooks)
     ("Foundation", lambda s: s[:1] == "0"),
     ("CARP", lambda s: s[:1] == "1"),
-    ("Collapse", lambda s: s[:1] == "2"),
+    ("Collapse", lambda s: s[:1] == "2" and not s.startswith("29")),
+    ("Plugins", lambda s: s.startswith("29")),  # every built-in task, objective, source: above both workflows
     ("Outputs", lambda s: s[:1] == "3"),
     ("Runners", lambda s: s.startswith("run_")),
 ]
