@@ -15,7 +15,7 @@ import torch
 
 from magicarp_nb.config import PairDataConfig
 from magicarp_nb.pairs import load_pairs
-from magicarp_nb.embeddings import encode_corpus
+from magicarp_nb.embeddings import EncodeSettings, encode_corpus
 from magicarp_nb.carp_eval import zero_shot_model
 
 
@@ -33,16 +33,9 @@ def main():
         for column in ("passage", "review"):
             for dtype in ("float32", "float16"):
                 t0 = time.perf_counter()
+                settings = EncodeSettings(sample=a.n, dtype=dtype, batch_size=a.batch_size, progress=False)
                 encode_corpus(
-                    model.passage_encoder,
-                    tok,
-                    train[column],
-                    Path(d) / f"{column}-{dtype}",
-                    sample=a.n,
-                    max_length=max_length,
-                    dtype=dtype,
-                    batch_size=a.batch_size,
-                    progress=False,
+                    model.passage_encoder, tok, train[column], Path(d) / f"{column}-{dtype}", settings, max_length
                 )
                 secs = time.perf_counter() - t0
                 rows.append({"column": column, "dtype": dtype, "texts": a.n, "seconds": secs, "texts/s": a.n / secs})

@@ -30,7 +30,7 @@ from magicarp_nb.carp import build_carp, carp_step
 from magicarp_nb.gradcache import StepSettings
 from magicarp_nb.config import load_config
 from magicarp_nb.pairs import TokenizedPairs, load_pairs
-from magicarp_nb.mining import MiningSettings, mine_negatives
+from magicarp_nb.mining import MiningSettings, SourceSettings, mine_negatives
 from magicarp_nb.objectives import late_interaction_logits, token_mask
 from magicarp_nb.retrieval import encode_ids
 from magicarp_nb.runtime import seed_everything
@@ -88,7 +88,8 @@ def mined(model, tok, max_length: int, splits, k: int, args) -> datasets.Dataset
     "The training pairs with k hard negatives each, mined by the untrained tower (`mining.mine_negatives`)."
     knobs = dict(range_max=args.range_max, relative_margin=args.relative_margin, sampling_strategy=args.sampling)
     settings = MiningSettings(num_negatives=k, **knobs)
-    out = mine_negatives(model, splits, None, settings, tokenizer=tok, max_length=max_length, progress=False)
+    reading = SourceSettings(tokenizer=tok, max_length=max_length)
+    out = mine_negatives(model, splits, None, settings, reading, progress=False)
     return out.pairs["train"]
 
 

@@ -34,7 +34,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from magicarp_nb.figures import final_rows, load_reference, plot_nc_vs_loss, reference_deltas  # noqa: E402
+from magicarp_nb.figures import FigureLabels, final_rows, load_reference, plot_nc_vs_loss, reference_deltas  # noqa: E402
 from magicarp_nb.figures import reference_path, save_figure  # noqa: E402
 from magicarp_nb.run_names import paper_axes, paper_run_name  # noqa: E402
 from magicarp_nb.analyze import find_stats  # noqa: E402
@@ -114,7 +114,7 @@ def main():
     axes_said = " x ".join(f"{k} {{{', '.join(f'{v:g}' for v in vs)}}}" for k, vs in
                            (("depth", a.depths), ("width", a.widths), ("weight decay", a.decays)))  # fmt: skip
     title = f"the paper's recipe on a CPU: {axes_said}, {a.epochs} epoch(s)"
-    fig = plot_nc_vs_loss(final, columns=STUDY_COLUMNS, title=title, reference=paper)
+    fig = plot_nc_vs_loss(final, columns=STUDY_COLUMNS, reference=paper, labels=FigureLabels(title))
     save_figure(fig, out / "nc_vs_loss.png")
     plt.close(fig)
     old = json.loads((out / "slice.json").read_text()) if (out / "slice.json").exists() else {}

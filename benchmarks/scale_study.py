@@ -36,7 +36,8 @@ import pandas as pd  # noqa: E402
 import submitit  # noqa: E402
 import torch  # noqa: E402
 
-from magicarp_nb.figures import final_rows, load_reference, plot_nc_vs_loss, reference_path, save_figure  # noqa: E402
+from magicarp_nb.figures import FigureLabels, final_rows, load_reference, plot_nc_vs_loss  # noqa: E402
+from magicarp_nb.figures import reference_path, save_figure  # noqa: E402
 from magicarp_nb.launch import GridSettings, analyze_stage, collect_stage, grid, grid_specs, submit_grid  # noqa: E402
 from magicarp_nb.study import STUDY_COLUMNS, plot_loss_vs_params, scale_correlations, study_table  # noqa: E402
 
@@ -126,7 +127,9 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / "study.csv", index=False)
     corr.to_csv(out / "correlations.csv")
-    fig = plot_nc_vs_loss(table, columns=STUDY_COLUMNS, title="TinyStories sample, CPU grid", reference=paper)
+    fig = plot_nc_vs_loss(
+        table, columns=STUDY_COLUMNS, reference=paper, labels=FigureLabels("TinyStories sample, CPU grid")
+    )
     save_figure(fig, out / "nc_vs_loss.png")
     plt.close(fig)
     plt.close(plot_loss_vs_params(table, out / "loss_vs_params.png"))

@@ -56,7 +56,7 @@ def _setup(model_name: str, batch_size: int, steps: int, threads: int):
 
 def _ours(cfg, model, train, skip: int) -> list:
     from magicarp_nb.clm import clm_step
-    from magicarp_nb.trainer import Trainer
+    from magicarp_nb.trainer import Trainer, TrainParts
 
     times = []
 
@@ -65,7 +65,8 @@ def _ours(cfg, model, train, skip: int) -> list:
             times.append(time.perf_counter())
 
     with tempfile.TemporaryDirectory() as d:
-        tr = Trainer(model, clm_step(model), len(train), lambda i: train[i], cfg.train, d, callbacks=[Clock()])
+        parts = TrainParts(model, clm_step(model), len(train), lambda i: train[i])
+        tr = Trainer(parts, cfg.train, d, callbacks=[Clock()])
         tr.fit(resume=False)
     return times
 

@@ -227,8 +227,10 @@ def _ood_mean(entry: dict, train: CollapseStats):
     ood = CollapseStats.load(path)
     diff = [k for k in ("weights_sha256", "tokenizer_sha256", "block_size") if ood.meta.get(k) != train.meta.get(k)]
     if diff:
-        raise StatsFileError(f"{path} was collected with another {', '.join(diff)} than {entry['train']}; collect "
-                             "the OOD pass again (collect_checkpoint(..., ood=CORPUS, resume=False))")  # fmt: skip
+        raise StatsFileError(
+            f"{path} was collected with another {', '.join(diff)} than {entry['train']}; collect the OOD pass "
+            "again (collect_checkpoint(..., PassSettings(resume=False), ood=CORPUS))"
+        )
     return ood.global_mean
 
 # %% ../nbs/22_analyze.ipynb #c013
@@ -276,27 +278,12 @@ def _read_csv(out_csv: Path, side: Path, settings: dict, force: bool) -> tuple[p
     return df, {} if force or was != settings else rows
 
 # %% ../nbs/22_analyze.ipynb #c015
-def _settings(settings: MeasureSettings | None, **fields) -> MeasureSettings:
-    "`settings`, or one made of the fields given (not None); both at once is refused."
-    given = {k: v for k, v in fields.items() if v is not None}
-    if settings is not None and given:
-        raise ValueError(f"give settings or its fields ({', '.join(given)}), not both")
-    return settings or MeasureSettings(**given)
-
-
 def analyze(
     experiment_dir,  # runs/<experiment>, a collect_model folder, a glob, or a list of these
     out_csv=None,  # default <experiment_dir>/analysis.csv (required for several experiments); in no run
-    min_per_class: int | None = None,  # these six: fields of `settings` (None: `MeasureSettings`' default)
-    max_per_class: int | None = None,
-    kernels=None,
-    dist_exp: float | None = None,
     force: bool = False,  # recompute every cell
-    tile: int | None = None,
     progress: bool = True,  # bars over entries and class-pair tiles
-    groups=None,  # measure groups to compute (`measures.GROUPS`; None: all); the others' cells stay empty
-    device=None,  # where to compute the measures: 'auto' takes CUDA when present (None: the CPU)
-    settings: MeasureSettings | None = None,  # the measure options at once, instead of the six fields above
+    settings: MeasureSettings | None = None,  # the measures' options: groups, kernels, device... (None: defaults)
 ) -> pd.DataFrame:
     """Fill `analysis.csv` with one row per model@checkpoint(@layer), computing only what is missing; statistics it
     refuses (damaged, or a copy under another name) raise `LeftOutError` once the others' rows are written."""
@@ -304,8 +291,7 @@ def analyze(
     if out_csv is None and len(dirs) > 1:
         raise ValueError(f"{len(dirs)} experiments ({', '.join(map(str, dirs[:4]))}…) go into one CSV: give out_csv")
     out_csv = check_out_file(out_csv, force=True) if out_csv else dirs[0] / "analysis.csv"  # in no run
-    settings = _settings(settings, min_per_class=min_per_class, max_per_class=max_per_class, kernels=kernels,
-                         dist_exp=dist_exp, tile=tile, groups=groups, device=device)  # fmt: skip
+    settings = settings or MeasureSettings()
     entries = [e for d in dirs for e in _found_stats(d)]
     if len(dirs) > 1:  # several experiments in one CSV: each model is named within its experiment
         entries = [{**e, "model": f"{Path(e['experiment']).resolve().name}/{e['model']}"} for e in entries]

@@ -160,15 +160,11 @@ def collect_model(
     layers="last",  # 'last' (the head's input), 'all', or a list of layers
     step: int = 0,  # the checkpoint step recorded in the file names (e.g. a Pythia revision's step)
     block_size: int = 128,  # tokens per block
-    batch_size: int = 32,  # blocks per forward
-    stages=("train", "val"),  # which passes: train, val or both
-    device: str = "auto",  # 'auto' takes CUDA when present
-    save_every: float = 120.0,  # seconds between resumable partial saves
-    resume: bool = True,  # continue from partial files / keep finished ones
-    progress: bool = True,  # progress bars
+    settings: PassSettings | None = None,  # the passes (None: train and val), device, batches, resume, bars
     **corpus_kwargs,  # n_stories, corpus_seed, val_fraction, text_column, separator, max_texts
 ):
     "Train (and validation) statistics of any causal LM: the train `CollapseStats`, or `{layer: CollapseStats}`."
+    s = settings or PassSettings()
     src = Path(str(model)).expanduser() if not isinstance(model, PreTrainedModel) else None
     own_run = corpus is None and src is not None and (src / "config.yaml").exists() and (src / "data.json").exists()
     if corpus is None and not own_run:
@@ -179,7 +175,7 @@ def collect_model(
     out_dir = check_stats_folder(out_dir) if not own_run else out_dir  # never into a run or a checkpoint
     src = verify_checkpoint(src) if own_run else src  # a run's checkpoint is trusted by content, as collect's is
     model, tokenizer, name = load_causal_lm(model, tokenizer)
-    model.to(resolve_device(device, "device"))
+    model.to(resolve_device(s.device, "device"))
     W = model.get_output_embeddings().weight
     owner = src.parent if own_run else Path(out_dir)  # one writer: the lock comes before data.json, head and stats
     lock = f".layers@{src.name}.lock" if own_run else ".lock"
@@ -195,11 +191,10 @@ def collect_model(
             train_blocks, valid_blocks, fp = model_blocks(corpus, tokenizer, block_size, W.shape[0], **corpus_kwargs)
             checkpoint, weights = Path(out_dir) / checkpoint_name(step), {"weights_sha256": weights_fingerprint(model)}
             record = json.dumps({**fp, "model": name}, indent=1, sort_keys=True)
-            write_run_record(Path(out_dir) / "data.json", record, "token stream", resume)
+            write_run_record(Path(out_dir) / "data.json", record, "token stream", s.resume)
             save_head(model, checkpoint, name)
         base = {"model": name, "checkpoint": checkpoint.name, "tokenizer_sha256": fp["tokenizer_sha256"], **weights}
-        settings = PassSettings(batch_size=batch_size, save_every=save_every, resume=resume, progress=progress)
-        return _collect_passes(model, checkpoint, train_blocks, valid_blocks, fp, base, layers, stages, settings)
+        return _collect_passes(model, checkpoint, train_blocks, valid_blocks, fp, base, layers, s)
 
 # %% ../nbs/23_anymodel.ipynb #c017
 def layer_count(model, ids: torch.Tensor) -> int:
@@ -208,10 +203,10 @@ def layer_count(model, ids: torch.Tensor) -> int:
         return len(model(input_ids=ids, output_hidden_states=True).hidden_states) - 1
 
 
-def _collect_passes(model, checkpoint, train_blocks, valid_blocks, fp, base, layers, stages, settings):
+def _collect_passes(model, checkpoint, train_blocks, valid_blocks, fp, base, layers, settings: PassSettings):
     "The train and validation passes of `collect_model`, for the last layer or several (one `collect_stats` each)."
     train_meta, val_meta = {**base, "data_sha256": fp["train_sha256"]}, {**base, "data_sha256": fp["validation_sha256"]}
-    device = next(model.parameters()).device
+    device, stages = next(model.parameters()).device, settings.stages or ("train", "val")
     if layers == "last":
 
         def target(stage):
@@ -260,7 +255,7 @@ def collect_run_layers(
     checkpoints: str = "last",  # 'last', 'all', 'best' or steps: '193,386'
     layers="all",  # 'all', or a list of layers (`collect_model`)
     shard=None,  # refused: a layer pass runs in one process
-    **options,  # the other options of `collect_model`: batch_size, stages, device, save_every, resume, progress
+    **options,  # the other options of `collect_model`: its `settings` (`PassSettings`: passes, device, batches...)
 ) -> dict:
     "Several layers of a run's checkpoints, one `collect_model` pass each: `{checkpoint: {layer: CollapseStats}}`."
     if shard is not None or int(os.environ.get("WORLD_SIZE", 1)) > 1:

@@ -218,6 +218,9 @@ def ir_metrics(
     "`{'ndcg@10': …, 'map@100': …, 'recall@100': …, 'mrr@10': …, 'p@1': …}` for every k, means over the qrels' queries."
     if not qrels:
         raise ValueError("qrels are empty: there is nothing to evaluate")
+    if not ks or not all(isinstance(k, int) and not isinstance(k, bool) and k >= 1 for k in ks):
+        raise ValueError(f"ks={tuple(ks)} must be cut-offs, whole numbers ≥ 1 (trec_eval aborts the process at a "
+                         "cut-off below 1)")  # fmt: skip
     run = {str(q): {str(d): float(s) for d, s in docs.items()} for q, docs in run.items()}
     qrels = {str(q): {str(d): int(g) for d, g in docs.items()} for q, docs in qrels.items()}
     bad = next(((q, d, g) for q, docs in qrels.items() for d, g in docs.items() if not GRADES[0] <= g <= GRADES[1]), 0)

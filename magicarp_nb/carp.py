@@ -522,7 +522,7 @@ class CarpTask(Task):
 
         order = source_batch_order(cfg.data, splits, cfg.seed)  # None: one source, the trainer's shuffle
         return Setup(model, configured_step(cfg, model, group, guide, teacher), len(train), train.collate, evaluate,
-                     records, files=files, after_step=tuple(after), phases=phases,
+                     records=records, files=files, after_step=tuple(after), phases=phases,
                      info=_carp_info(model, splits, train, val), batch_order=order)  # fmt: skip
 
 

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import functools
 import json
+import numbers
 import time
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -23,7 +25,7 @@ from .settings import to_dict
 from .pairs import TokenizedPairs, load_pairs
 from .mixing import load_pairs_of
 from .pair_sources import source_labels
-from .embeddings import encode_corpus, load_embeddings, select_indices
+from .embeddings import EncodeSettings, encode_corpus, load_embeddings, select_indices
 from .measures import nc_row
 from .probe import encode_labels, fit_probe, linear_probe
 from .projection import projection_figure, sphere_figure
@@ -36,8 +38,8 @@ from .sources import check_text_column, read_dataset
 from .trainer import RESUME_MAY_CHANGE
 
 # %% auto #0
-__all__ = ['zero_shot_model', 'rank_reviews', 'carp_nc_row', 'probe_collapse_row', 'carp_checkpoint', 'evaluate_run',
-           'eval_tables', 'sphere_picture', 'encode_run']
+__all__ = ['zero_shot_model', 'rank_reviews', 'carp_nc_row', 'probe_collapse_row', 'carp_checkpoint', 'ProbeSettings',
+           'IRSettings', 'evaluate_run', 'eval_tables', 'sphere_picture', 'encode_run']
 
 # %% ../nbs/18_carp_eval.ipynb #c006
 @functools.lru_cache(maxsize=1)
@@ -134,25 +136,14 @@ def _models(run: Path, checkpoint: Path, cfg) -> dict:
     return {"zero-shot": build_carp(cfg), "fine-tuned": load_carp(checkpoint)}
 
 
-def _encode_pairs(name, model, tok, max_length, ds, out: Path, prov: dict, force_fresh: bool, progress: bool) -> tuple:
+def _encode_pairs(name, model, tok, max_length, ds, out: Path, prov: dict, encoding: EncodeSettings) -> tuple:
     "Passage and review embeddings of `ds` by one model, and the texts encoded per second."
     t0, sides = time.time(), []
     for side in ("passage", "review"):
         enc, prompt = model.tower(side)
         folder = out / "embeddings" / name / f"{prov['split']}.{side}"
         p = {**prov, "model": name, "column": side}
-        encode_corpus(
-            enc,
-            tok,
-            ds[side],
-            folder,
-            max_length=max_length,
-            dtype="float32",
-            provenance=p,
-            force_fresh=force_fresh,
-            progress=progress,
-            prompt=prompt,
-        )
+        encode_corpus(enc, tok, ds[side], folder, encoding, max_length=max_length, provenance=p, prompt=prompt)
         sides.append(load_embeddings(folder))
     (P, Ip, _), (R, Ir, _) = sides
     if not Ip.tolist() == Ir.tolist() == list(range(len(ds))):
@@ -172,24 +163,24 @@ def _labels(cfg, ds, min_class_count: int) -> tuple:
     return y, classes
 
 # %% ../nbs/18_carp_eval.ipynb #c018
-def _ir_both_ways(name: str, P, R, ds, out: Path, search: dict) -> dict:
+def _ir_both_ways(name: str, P, R, ds, out: Path, ir: IRSettings) -> dict:
     "The split's pairs as two BEIR sets (reviews ask; passages ask): their IR measures, each run a TREC file."
     found = {}
     for queries in ("reviews", "passages"):
-        metrics, run = pair_ir(P, R, list(ds["passage"]), list(ds["review"]), queries, **search)
+        metrics, run = pair_ir(P, R, list(ds["passage"]), list(ds["review"]), queries, **ir.search())
         write_trec_run(run, out / "ir" / trec_run_name(name, asks=queries), tag=name)
         found[f"{queries}_ask"] = metrics
     return found
 
 
-def _external_ir(name: str, model, tok, max_length: int, beir, where: tuple, out: Path, search: dict) -> dict:
-    "A BEIR set's IR measures: queries by the review tower, the corpus by the passage tower; the run a TREC file."
-    folder, split = where
+def _external_ir(name: str, model, tok, max_length: int, beir, out: Path, ir: IRSettings) -> dict:
+    "`ir.beir`'s IR measures (`beir`, the set read): queries by the review tower, the corpus by the passage tower."
+    folder, split = Path(ir.beir), ir.beir_split
     (q_enc, q_prompt), (d_enc, d_prompt) = model.tower("review"), model.tower("passage")
     enc_q = lambda texts: encode_texts(q_enc, tok, texts, max_length, prompt=q_prompt)  # noqa: E731
     enc_d = lambda texts: encode_texts(d_enc, tok, texts, max_length, prompt=d_prompt)  # noqa: E731
     with torch.no_grad():
-        metrics, run = evaluate_beir(enc_q, enc_d, beir, **search)
+        metrics, run = evaluate_beir(enc_q, enc_d, beir, **ir.search())
     write_trec_run(run, out / "ir" / trec_run_name(name, beir=folder, split=split), tag=name)
     return {"set": str(folder), "split": split, "queries": len(beir.queries), "documents": len(beir.corpus), **metrics}
 
@@ -210,63 +201,107 @@ def _report(run: Path, cfg, ck: Path, summary: dict, images: dict) -> list:
         tracker.close()
     return names
 
+# %% ../nbs/18_carp_eval.ipynb #c019w
+def _whole(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _refuse(problems: list) -> None:
+    "Raise a `ValueError` with the message of the first problem that holds."
+    for bad, message in problems:
+        if bad:
+            raise ValueError(message)
+
+
+@dataclass(frozen=True)
+class ProbeSettings:
+    "The labelled part of an evaluation: the classes kept, the seed of the probe and projections, those drawn."
+
+    min_class_count: int = 10  # labelled classes need this many pairs
+    seed: int = 0  # seed of the probe's split and the projections
+    methods: tuple = ("umap", "pca")  # projections drawn
+
+    def __post_init__(self):
+        _refuse([
+            (not _whole(self.min_class_count) or self.min_class_count < 1,
+             f"min_class_count={self.min_class_count!r} must be a whole number ≥ 1"),
+            (not _whole(self.seed) or self.seed < 0, f"seed={self.seed!r} must be a whole number ≥ 0"),
+            (isinstance(self.methods, str) or not set(self.methods) <= {"umap", "pca"},
+             f"methods={self.methods!r} must be projections among 'umap' and 'pca', e.g. ('pca',)"),
+        ])  # fmt: skip
+
+
+@dataclass(frozen=True)
+class IRSettings:
+    "The IR measures of an evaluation: a BEIR folder scored besides the split's pairs, the cut-offs, the search."
+
+    beir: str | None = None  # also a BEIR folder: its queries by the review tower, its corpus by the passage tower
+    beir_split: str = "test"  # the qrels of that folder to score
+    ks: tuple = (1, 10, 100)  # the cut-offs of the IR measures (nDCG, MAP, Recall, MRR, P)
+    use_faiss: bool = False  # search with a faiss flat index instead of the exact blockwise search
+
+    def __post_init__(self):
+        check_split(self.beir_split)  # a path for a split name
+        ks = self.ks if isinstance(self.ks, (tuple, list)) else ()
+        _refuse([(not ks or not all(_whole(k) and k >= 1 for k in ks),
+                  f"ks={self.ks!r} must be cut-offs that are whole numbers ≥ 1, e.g. (1, 10, 100)")])  # fmt: skip
+
+    def search(self) -> dict:
+        "How `beir.pair_ir` and `beir.evaluate_beir` search: the cut-offs and faiss."
+        return {"ks": tuple(self.ks), "use_faiss": self.use_faiss}
+
 # %% ../nbs/18_carp_eval.ipynb #c020
 def evaluate_run(
     run_dir,  # a CARP run folder
     checkpoint: str = "last",  # 'last', 'best', a step, or a checkpoint folder name in the run
     split: str = "validation",  # which pairs: 'validation' (held out) or 'train'
-    min_class_count: int = 10,  # labelled classes need this many pairs
-    seed: int = 0,  # seed of the probe's split and the projections
-    methods=("umap", "pca"),  # projections drawn
+    probe: ProbeSettings | None = None,  # the classes, the probe's and projections' seed, the projections drawn
     force_fresh: bool = False,  # encode again even where embeddings exist
     progress: bool = True,  # tqdm bars while encoding
-    beir: str | None = None,  # also a BEIR folder: its queries by the review tower, its corpus by the passage tower
-    beir_split: str = "test",  # the qrels of that folder to score
-    ks: tuple = (1, 10, 100),  # the cut-offs of the IR measures (nDCG, MAP, Recall, MRR, P)
-    use_faiss: bool = False,  # search with a faiss flat index instead of the exact blockwise search
+    ir: IRSettings | None = None,  # a BEIR folder to score too, the cut-offs and the search (None: `IRSettings()`)
 ) -> dict:
     "Evaluate one CARP run into `<run>/eval/`; returns the summary written to `eval/summary.json`."
     run = Path(run_dir)
-    check_split(beir_split)  # a path for a split name is refused before the checkpoint is read
+    probe, ir = probe or ProbeSettings(), ir or IRSettings()  # checked when made: before the checkpoint is read
     ck, cfg = carp_checkpoint(run, checkpoint, verify=True)  # every file against its sha256, before any use
-    if beir is not None and cfg.encoder.tokens:
-        raise ValueError(f"beir={beir}: {run.name} encodes token features (encoder.tokens=true), which have no "
+    if ir.beir is not None and cfg.encoder.tokens:
+        raise ValueError(f"beir={ir.beir}: {run.name} encodes token features (encoder.tokens=true), which have no "
                          "index search here; its in-batch retrieval covers them")  # fmt: skip
-    beir_set = read_beir(beir, beir_split) if beir is not None else None  # a damaged folder fails before any work
-    out = run / "eval"
+    beir_set = (
+        read_beir(ir.beir, ir.beir_split) if ir.beir is not None else None
+    )  # a damaged folder fails before any work
+    out, encoding = run / "eval", EncodeSettings(dtype="float32", force_fresh=force_fresh, progress=progress)
     with run_lock(out, f"evaluating {run.name}"):  # one writer per folder, before the first write
         ds = getattr(load_pairs_of(cfg.data), split)
-        y, classes = _labels(cfg, ds, min_class_count)
+        y, classes = _labels(cfg, ds, probe.min_class_count)
         keep = torch.as_tensor(y >= 0)
         # the weights' hash, not the folder's path: a retrained checkpoint-N is encoded anew, a moved run is not
         prov = {"run": run.name, "checkpoint": ck.name, "weights_sha256": recorded_sha256(ck), "split": split}
         summary = {**prov, "pairs": len(ds), "labelled": int(keep.sum()), "classes": len(classes), "models": {}}
         summary["threads"], emb = torch.get_num_threads(), {}
         for name, (model, tok, max_length) in _models(run, ck, cfg).items():
-            P, R, rate = _encode_pairs(name, model.eval(), tok, max_length, ds, out, prov, force_fresh, progress)
+            P, R, rate = _encode_pairs(name, model.eval(), tok, max_length, ds, out, prov, encoding)
             prompts = dict(passage_prompt=model.tower("passage")[1], review_prompt=model.tower("review")[1])
             pairs = TokenizedPairs(ds["passage"], ds["review"], tok, max_length, **prompts)  # keys of what was encoded
             res = {
                 "encode_texts_per_s": rate,
                 "retrieval": retrieval_metrics(P, R, pairs.passage_keys, pairs.review_keys),
             }
-            search = dict(ks=tuple(ks), use_faiss=use_faiss)
             if P.ndim == 2:  # (token features: late interaction has no index search here)
-                res["ir"] = _ir_both_ways(name, P, R, ds, out, search)
-            if beir is not None and P.ndim == 2:
-                where = (Path(beir), beir_split)
-                res["beir"] = _external_ir(name, model, tok, max_length, beir_set, where, out, search)
+                res["ir"] = _ir_both_ways(name, P, R, ds, out, ir)
+            if ir.beir is not None and P.ndim == 2:
+                res["beir"] = _external_ir(name, model, tok, max_length, beir_set, out, ir)
             if len(classes) >= 2:  # the probe and the collapse row need two labelled classes
                 yk, Pk, Rk = y[keep.numpy()], P[keep], R[keep]
                 res["probe_passage"], res["probe_review"] = (
-                    linear_probe(Pk, yk, seed=seed),
-                    linear_probe(Rk, yk, seed=seed),
+                    linear_probe(Pk, yk, seed=probe.seed),
+                    linear_probe(Rk, yk, seed=probe.seed),
                 )
-                res["collapse_passage"] = probe_collapse_row(Pk, yk, seed=seed)
+                res["collapse_passage"] = probe_collapse_row(Pk, yk, seed=probe.seed)
             summary["models"][name], emb[name] = res, (P, R)
-        for method in methods:  # unlabelled pairs are drawn in grey
-            plt.close(projection_figure(emb, y, y, classes, method, seed, out / f"{method}.png"))
-        figures = {f"eval/{m}": out / f"{m}.png" for m in methods}  # this evaluation's, not older files
+        for method in probe.methods:  # unlabelled pairs are drawn in grey
+            plt.close(projection_figure(emb, y, y, classes, method, probe.seed, out / f"{method}.png"))
+        figures = {f"eval/{m}": out / f"{m}.png" for m in probe.methods}  # this evaluation's, not older files
         summary["reported_to"] = _report(run, cfg, ck, summary, figures)
         _write_tables(summary, out)
     return summary
@@ -363,14 +398,7 @@ def encode_run(
     source: str | None = None,  # a table to encode (None: the run's own pairs)
     column: str | None = None,  # the text column (None: the tower's side of the pairs, 'text' of a source)
     checkpoint: str = "last",  # 'last', 'best', a step, or a checkpoint folder name in the run
-    indices=None,  # dataset positions to encode (None: all)
-    sample: int | None = None,  # a seeded random subset of this many (None: all)
-    seed: int = 0,  # seed of the sample
-    dtype: str = "float16",  # 'float16' or 'float32' on disk
-    batch_size: int = 64,  # texts per forward
-    shard_size: int = 1024,  # texts per shard file
-    force_fresh: bool = False,  # discard what `out_dir` holds (default: resume)
-    progress: bool = True,  # a tqdm bar over texts
+    settings: EncodeSettings | None = None,  # which texts, the dtype, batch and shard sizes (None: `EncodeSettings()`)
 ) -> Path:
     "Encode texts with the `tower` of a run's checkpoint (and its side's prompt) into shards with their indices."
     if tower not in ("passage", "review"):
@@ -388,20 +416,4 @@ def encode_run(
     model, tok, max_length = load_carp(ck)
     enc, prompt = model.eval().tower(tower)
     prov = {"run": str(run.resolve()), "checkpoint": ck.name, "tower": tower, "source": what, "split": split}
-    return encode_corpus(
-        enc,
-        tok,
-        texts,
-        out,
-        indices=indices,
-        sample=sample,
-        seed=seed,
-        max_length=max_length,
-        dtype=dtype,
-        shard_size=shard_size,
-        batch_size=batch_size,
-        provenance={**prov, "column": column},
-        force_fresh=force_fresh,
-        progress=progress,
-        prompt=prompt,
-    )
+    return encode_corpus(enc, tok, texts, out, settings, max_length, {**prov, "column": column}, prompt)

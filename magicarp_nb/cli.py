@@ -20,7 +20,8 @@ import torch
 
 from .analyze import LeftOutError, analyze, experiment_dirs, progress_table
 from .anymodel import collect_model, collect_run_layers, model_kind
-from .carp_eval import encode_run, eval_tables, evaluate_run, sphere_picture
+from .carp_eval import IRSettings, ProbeSettings, encode_run, eval_tables, evaluate_run, sphere_picture
+from .embeddings import EncodeSettings
 from .export import export_sentence_transformers
 from .collect import PassSettings, collect_checkpoint, collect_run
 from .config import TextDataConfig, config_yaml, list_presets, load_config
@@ -41,7 +42,7 @@ from .options import add_arguments, call_with, changed_options, cli_words, optio
 from .options import comma_list, executor_params, extra_arg, key_value_arg
 from .options import cutoffs_arg, layers_arg, positions_arg, positive_float, positive_int, shard_arg, whole
 from .measures import GROUPS, KERNELS, MeasureSettings
-from .mining import SAMPLING_STRATEGIES, MiningSettings, mine_negatives, mined_summary
+from .mining import SAMPLING_STRATEGIES, MiningSettings, SourceSettings, mine_negatives, mined_summary
 from .plugins import OBJECTIVES
 
 # %% auto #0
@@ -140,7 +141,7 @@ def train_command(t: argparse.ArgumentParser, a: argparse.Namespace) -> None:
 
 # %% ../nbs/32_cli.ipynb #c007
 def _collect_arguments(c: argparse.ArgumentParser) -> None:
-    "The arguments of `magicarp collect`: `collect_model`'s, the corpus fields it passes on, and a run's own."
+    "The arguments of `magicarp collect`: `collect_model`'s, its `PassSettings`, the corpus fields, and a run's own."
     model = add_arguments(
         c,
         collect_model,
@@ -149,9 +150,10 @@ def _collect_arguments(c: argparse.ArgumentParser) -> None:
         layers=layers_arg,
         step=whole(0),
         block_size=whole(2),
-        batch_size=positive_int,
-        stages={"type": comma_list("train", "val"), "default": None},
+        skip=("settings",),
     )
+    passes = add_arguments(c, PassSettings, skip=("max_batches",), batch_size=positive_int,
+                           stages={"type": comma_list("train", "val"), "default": None})  # fmt: skip
     corpus = add_arguments(c, TextDataConfig, only=("n_stories", "max_texts"), n_stories=positive_int,
                            max_texts=positive_int)  # fmt: skip
     c.add_argument("--analyze", action="store_true", help="a model's folder: write <out>/analysis.csv afterwards")
@@ -160,7 +162,7 @@ def _collect_arguments(c: argparse.ArgumentParser) -> None:
         "--checkpoints", default="last", type=checkpoints_arg, help="'last', 'all', 'best' or steps: 193,386"
     )
     add_arguments(r, collect_checkpoint, only=("shard", "ood"), shard=shard_arg)
-    c.set_defaults(options=model, corpus_options=corpus)
+    c.set_defaults(options=model, pass_options=passes, corpus_options=corpus)
 
 
 _MODEL_ONLY = {"--corpus": "corpus", "--out": "out_dir", "--tokenizer": "tokenizer", "--step": "step",
@@ -182,20 +184,20 @@ def collect_command(c: argparse.ArgumentParser, a: argparse.Namespace) -> None:
             else f"for a run folder; {a.model} is not"
         )
         raise ValueError(f"{', '.join(wrong)} {verb} {said} (a run reads its own token stream into its stats/)")
+    passes = call_with(PassSettings, a, a.pass_options)
     if not run:
-        call_with(collect_model, a, a.options + a.corpus_options)
+        call_with(collect_model, a, a.options + a.corpus_options, settings=passes)
         out = Path(a.out_dir) if a.out_dir else Path(a.model).parent
-        if a.analyze:
-            df = analyze(out, device=a.device, progress=a.progress)
+        if a.analyze:  # the measures where the passes ran
+            df = analyze(out, progress=passes.progress, settings=MeasureSettings(device=passes.device))
             print(df[["model", "layer", "val_loss", "cdnv", "log_kern_mean"]].to_string(index=False))
         print(f"statistics in {out / 'stats'}")
     elif a.layers != "last":
-        call_with(collect_run_layers, a, set(a.options) - {"model"}, a.model, checkpoints=a.checkpoints, shard=a.shard)
+        call_with(collect_run_layers, a, set(a.options) - {"model"}, a.model, checkpoints=a.checkpoints, shard=a.shard,
+                  settings=passes)  # fmt: skip
         print(f"statistics in {Path(a.model) / 'stats'}")
     else:
-        settings = call_with(PassSettings, a, ("batch_size", "save_every", "resume", "progress"))
-        opts = {"checkpoints": a.checkpoints, "stages": a.stages, "shard": a.shard, "ood": a.ood, "device": a.device}
-        for files in collect_run(a.model, settings=settings, **opts).values():  # rank 0 prints what it wrote
+        for files in collect_run(a.model, a.checkpoints, a.shard, a.ood, passes).values():  # rank 0 prints its files
             print("\n".join(str(f) for f in files.values()))
 
 # %% ../nbs/32_cli.ipynb #c008
@@ -267,53 +269,40 @@ def figures_command(f: argparse.ArgumentParser, a: argparse.Namespace) -> None:
 
 # %% ../nbs/32_cli.ipynb #c010
 def _encode_arguments(e: argparse.ArgumentParser) -> None:
-    "The arguments of `magicarp encode`: `carp_eval.encode_run`'s."
-    e.set_defaults(
-        options=add_arguments(
-            e,
-            encode_run,
-            skip=("progress",),
-            positional=("run_dir",),
-            out_dir={"flag": "--out"},
-            tower={"choices": ["passage", "review"]},
-            indices=positions_arg,
-            sample=positive_int,
-            dtype={"choices": ["float16", "float32"]},
-            batch_size=positive_int,
-            shard_size=positive_int,
-        )
-    )
+    "The arguments of `magicarp encode`: `carp_eval.encode_run`'s, then its `embeddings.EncodeSettings`."
+    options = add_arguments(e, encode_run, skip=("settings",), positional=("run_dir",), out_dir={"flag": "--out"},
+                            tower={"choices": ["passage", "review"]})  # fmt: skip
+    encoding = add_arguments(e, EncodeSettings, skip=("progress",), indices=positions_arg, sample=positive_int,
+                             dtype={"choices": ["float16", "float32"]}, batch_size=positive_int,
+                             shard_size=positive_int)  # fmt: skip
+    e.set_defaults(options=options, encoding=encoding)
 
 
 @command("encode", "encode a split of a CARP run's pairs, or a column of any table, to shards", _encode_arguments)
 def encode_command(e: argparse.ArgumentParser, a: argparse.Namespace) -> Path:
     "`magicarp encode`: `carp_eval.encode_run`; prints what was written and how long it took; the shards' folder."
     t0 = time.perf_counter()
-    out = call_with(encode_run, a, a.options)
+    out = call_with(encode_run, a, a.options, settings=call_with(EncodeSettings, a, a.encoding))
     n = json.loads((out / "manifest.json").read_text())["n"]
     print(f"{n} embeddings in {out} ({time.perf_counter() - t0:.1f} s with loading the checkpoint)")
     return out
 
 
 def _eval_arguments(v: argparse.ArgumentParser) -> None:
-    "The arguments of `magicarp eval`: `carp_eval.evaluate_run`'s."
-    v.set_defaults(
-        options=add_arguments(
-            v,
-            evaluate_run,
-            positional=("run_dir",),
-            split={"choices": ["validation", "train"]},
-            min_class_count=positive_int,
-            methods=comma_list("umap", "pca"),
-            ks=cutoffs_arg,
-        )
-    )
+    "The arguments of `magicarp eval`: `carp_eval.evaluate_run`'s, with its `ProbeSettings` and `IRSettings` inside."
+    where = add_arguments(v, evaluate_run, only=("run_dir", "checkpoint", "split"), positional=("run_dir",),
+                          split={"choices": ["validation", "train"]})  # fmt: skip
+    probe = add_arguments(v, ProbeSettings, min_class_count=positive_int, methods=comma_list("umap", "pca"))
+    encoding = add_arguments(v, evaluate_run, only=("force_fresh", "progress"))
+    ir = add_arguments(v, IRSettings, ks=cutoffs_arg)
+    v.set_defaults(options=where + encoding, probe_options=probe, ir_options=ir)
 
 
 @command("eval", "evaluate a CARP run into <run>/eval/: retrieval, probe, projections, collapse", _eval_arguments)
 def eval_command(v: argparse.ArgumentParser, a: argparse.Namespace) -> None:
     "`magicarp eval`: the run's evaluation into `<run>/eval/`, and its tables."
-    summary = call_with(evaluate_run, a, a.options)
+    probe, ir = call_with(ProbeSettings, a, a.probe_options), call_with(IRSettings, a, a.ir_options)
+    summary = call_with(evaluate_run, a, a.options, probe=probe, ir=ir)
     for name, table in eval_tables(summary).items():
         print(f"# {name} ({Path(a.run_dir) / 'eval' / name}.csv)\n{table.to_string()}")
 
@@ -341,25 +330,27 @@ def _vis_arguments(s: argparse.ArgumentParser) -> None:
     )
 
 
-@command("vis", "magiCARP's sphere picture: 2-D PCA beside the 3-D PCA on the sphere, of a sample", _vis_arguments)
+@command("vis", "magiCARP's sphere picture: 2-D PCA above the 3-D PCA on the sphere, of a sample", _vis_arguments)
 def vis_command(s: argparse.ArgumentParser, a: argparse.Namespace) -> None:
     "`magicarp vis`: prints the picture's path."
     print(call_with(sphere_picture, a, a.options))
 
 
 def _mine_arguments(m: argparse.ArgumentParser) -> None:
-    "The arguments of `magicarp mine`: `mining.mine_negatives`'s, its `MiningSettings`, a config for zero-shot towers."
-    skip = ("pairs", "settings", "config", "overrides", "tokenizer", "max_length")
+    """The arguments of `magicarp mine`: `mining.mine_negatives`'s, with a run's checkpoint from its `SourceSettings`,
+    then its `MiningSettings`, and a config for zero-shot towers."""
     out = {"flag": "--out", "required": True, "help": "the table's folder (and mining.json)"}
-    options = add_arguments(m, mine_negatives, skip=skip, positional=("source",), out_dir=out,
+    options = add_arguments(m, mine_negatives, only=("source", "out_dir"), positional=("source",), out_dir=out,
                             source={"help": "a CARP run folder, a checkpoint or zero-shot"})  # fmt: skip
+    reading = add_arguments(m, SourceSettings, only=("checkpoint",))
+    options += add_arguments(m, mine_negatives, only=("force", "progress"))
     knobs = add_arguments(m, MiningSettings, use_faiss={"flag": "--faiss"}, num_negatives=positive_int,
                           sampling_strategy={"choices": list(SAMPLING_STRATEGIES)}, range_min=whole(0),
                           range_max=positive_int, block_size=positive_int, batch_size=positive_int)  # fmt: skip
     m.add_argument(
         "config", nargs="*", help="zero-shot: a preset or YAML file, then key=value; a run: data.* key=value"
     )
-    m.set_defaults(options=options, mining=knobs)
+    m.set_defaults(options=options, reading=reading, mining=knobs)
 
 
 @command("mine", "hard negatives of a CARP run's train pairs, into a table to train on", _mine_arguments)
@@ -367,9 +358,8 @@ def mine_command(m: argparse.ArgumentParser, a: argparse.Namespace) -> None:
     "`magicarp mine`: `mining.mine_negatives` (a first word without `=` is the preset); prints what it kept."
     preset = a.config[0] if a.config and "=" not in a.config[0] else None
     settings = call_with(MiningSettings, a, a.mining)
-    mined = call_with(mine_negatives, a, a.options, settings=settings, config=preset,
-                      overrides=a.config[1 if preset else 0 :])  # fmt: skip
-    print(mined_summary(mined.record))
+    reading = call_with(SourceSettings, a, a.reading, config=preset, overrides=a.config[1 if preset else 0 :])
+    print(mined_summary(call_with(mine_negatives, a, a.options, settings=settings, reading=reading).record))
 
 # %% ../nbs/32_cli.ipynb #c012
 def _grid_arguments(g: argparse.ArgumentParser) -> None:

@@ -246,7 +246,7 @@ class CLMTask(Task):
         }
         return Setup(
             model, clm_step(model, cfg.simctg_weight, cfg.simctg_margin), len(train), lambda idx: train[idx],
-            lambda m: evaluate_clm(m, valid, cfg.train.eval_batch_size, group), records,
+            lambda m: evaluate_clm(m, valid, cfg.train.eval_batch_size, group), records=records,
             files=lambda folder: tok.save_pretrained(folder),
             run_files=(lambda d: _save_tokenizer(tok, d)) if fresh else None,
             engine=make_engine(cfg.train, find_unused_parameters=False),  # every forward uses every weight

@@ -10,7 +10,7 @@ import os
 import json
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import torch
@@ -187,13 +187,21 @@ class StatsTarget:
 
 @dataclass(frozen=True)
 class PassSettings:
-    "How a pass runs: the same for each pass of a collection."
+    "How the passes of a collection run: the same for each pass (`stages` and `device`: the collection's)."
 
     batch_size: int = 32  # blocks per forward
-    save_every: float = 120.0  # seconds between resumable partial saves (0: every batch)
-    resume: bool = True  # continue from a partial file / return a finished file
-    progress: bool = True  # tqdm bar
+    stages: tuple | None = None  # which passes: train, val or both
+    device: str = "auto"  # 'auto' takes CUDA when present
+    save_every: float = 120.0  # seconds between resumable partial saves
+    resume: bool = True  # continue from partial files / keep finished ones
+    progress: bool = True  # progress bars
     max_batches: int | None = None  # stop after this many batches, leaving a partial file
+
+    def __post_init__(self):
+        stages = (self.stages,) if isinstance(self.stages, str) else self.stages
+        if stages is not None and (not stages or set(stages) - {"train", "val"}):
+            raise ValueError(f"stages={self.stages!r}: choose train, val or both (None: both)")
+        object.__setattr__(self, "stages", None if stages is None else tuple(stages))
 
 # %% ../nbs/21_collect.ipynb #c009
 @torch.no_grad()
@@ -333,17 +341,14 @@ def _ood_pass(model, checkpoint: Path, corpus: str, train_sha256: str, base: dic
 # %% ../nbs/21_collect.ipynb #c012
 def collect_checkpoint(
     checkpoint,  # a checkpoint-<step> folder written by train_clm
-    stages=("train", "val"),  # which passes to run
-    batch_size: int = 32,  # blocks per forward
-    device: str = "auto",  # 'auto' takes CUDA when present
+    settings: PassSettings | None = None,  # the passes (None: train and val), device, batches, resume, bars
     block_range=None,  # (start, stop): collect one shard of the train pass only
     shard=None,  # (i, n): the i-th of n equal shards of the train pass (resolved once the blocks are known)
-    save_every: float = 120.0,  # seconds between resumable partial saves
-    resume: bool = True,  # continue from partial files / keep finished ones
-    progress: bool = True,  # progress bars
     ood: str | None = None,  # an out-of-distribution corpus (any data.corpus value): also its pass, for NC5
 ) -> dict:
     "Collect the train, validation (and OOD) statistics of a verified checkpoint into its run's `stats/` folder."
+    s = settings or PassSettings()
+    stages = s.stages or ("train", "val")
     checkpoint = verify_checkpoint(checkpoint)  # every byte as written: statistics are only as good as the weights
     train_blocks, valid_blocks, fp = checkpoint_blocks(checkpoint)
     if shard is not None:
@@ -355,69 +360,64 @@ def collect_checkpoint(
         raise ValueError("block_range shards the train pass; run the validation and OOD passes without it")
     with _stats_lock(stats_path(checkpoint, "train", block_range)):
         model, _ = load_clm(checkpoint)
-        model.to(resolve_device(device))
+        model.to(resolve_device(s.device))
         base = {
             "model": checkpoint.parent.name,
             "checkpoint": checkpoint.name,
             "weights_sha256": recorded_sha256(checkpoint),  # verified above; stats follow the weights, not the name
             "tokenizer_sha256": fp["tokenizer_sha256"],
         }
-        common = PassSettings(batch_size=batch_size, save_every=save_every, resume=resume, progress=progress)
         out, full, train_meta = {}, stats_path(checkpoint, "train"), {**base, "data_sha256": fp["train_sha256"]}
         todo = missing_shards(checkpoint, len(train_blocks))
         if "train" in stages and not block_range and not full.exists() and todo != [(0, len(train_blocks))]:
             for r in todo:  # array jobs (or torchrun's ranks) began it in shards: finish them here, then merge
                 with _stats_lock(stats_path(checkpoint, "train", r)):
                     shard_file = StatsTarget.head(stats_path(checkpoint, "train", r))
-                    collect_stats(model, train_blocks, shard_file, block_range=r, meta=train_meta, settings=common)
+                    collect_stats(model, train_blocks, shard_file, block_range=r, meta=train_meta, settings=s)
             out["train"] = merge_complete_shards(checkpoint, len(train_blocks))
         elif "train" in stages:
             out["train"] = stats_path(checkpoint, "train", block_range)
             target = StatsTarget.head(out["train"])
-            collect_stats(model, train_blocks, target, block_range=block_range, meta=train_meta, settings=common)
+            collect_stats(model, train_blocks, target, block_range=block_range, meta=train_meta, settings=s)
         if "val" in stages:
             train = CollapseStats.load(full, next(model.parameters()).device)
             out["val"] = stats_path(checkpoint, "val")
             val_meta = {**base, "data_sha256": fp["validation_sha256"]}
             with _stats_lock(out["val"]):
                 target = StatsTarget.head(out["val"])
-                collect_stats(model, valid_blocks, target, "val", train_stats=train, meta=val_meta, settings=common)
+                collect_stats(model, valid_blocks, target, "val", train_stats=train, meta=val_meta, settings=s)
         if ood is not None:
-            out["ood"] = _ood_pass(model, checkpoint, ood, fp["train_sha256"], base, common)
+            out["ood"] = _ood_pass(model, checkpoint, ood, fp["train_sha256"], base, s)
         return out
 
 # %% ../nbs/21_collect.ipynb #c027e
 def collect_run(
     run,  # a run folder written by train_clm
     checkpoints: str = "last",  # 'last', 'all', 'best' or steps: '193,386'
-    stages=None,  # the passes (None: train and val; of a shard, train)
     shard=None,  # (i, n): the i-th of n equal shards of the train pass, for an array job
     ood: str | None = None,  # an out-of-distribution corpus: its pass too, for NC5 (`collect_checkpoint`)
-    device: str = "auto",  # 'auto' takes CUDA when present
-    settings: PassSettings | None = None,  # blocks per forward, partial saves, resume, progress
+    settings: PassSettings | None = None,  # the passes (None: train and val; of a shard, train), device, batches...
 ) -> dict:
     "A run's checkpoints in one process, or a train-pass shard per torchrun rank; `{checkpoint: files}` of rank 0."
     s, world = settings or PassSettings(), int(os.environ.get("WORLD_SIZE", 1))
-    stages = tuple(stages or (("train",) if shard else ("train", "val")))  # a shard is of the train pass
+    s = replace(s, stages=s.stages or (("train",) if shard else ("train", "val")))  # a shard is of the train pass
     said = f"shard={shard[0]}/{shard[1]}" if shard else ""
-    if shard and "val" in stages:
+    if shard and "val" in s.stages:
         raise ValueError(f"{said} collects a shard of the train pass: give stages=train (the validation runs after)")
-    opts = {"batch_size": s.batch_size, "device": device, "save_every": s.save_every, "progress": s.progress}
     if world == 1:
         chosen = select_checkpoints(run, checkpoints)
-        return {ck.name: collect_checkpoint(ck, stages, shard=shard, resume=s.resume, ood=ood, **opts) for ck in chosen}
+        return {ck.name: collect_checkpoint(ck, s, shard=shard, ood=ood) for ck in chosen}
     if shard is not None:
         raise ValueError(f"{said} and torchrun both split the train pass: use one of them")
     out = {}
     with process_group(timeout_s=24 * 3600) as group:  # the other ranks wait while rank 0 merges and validates
         rank = rank_of(group)
         for ck in select_checkpoints(run, checkpoints):
-            if "train" in stages and not stats_path(ck, "train").exists():
-                collect_checkpoint(
-                    ck, ("train",), shard=(rank, world), **{**opts, "progress": s.progress and rank == 0}
-                )
+            if "train" in s.stages and not stats_path(ck, "train").exists():
+                share = replace(s, stages=("train",), progress=s.progress and rank == 0)  # each rank its shard
+                collect_checkpoint(ck, share, shard=(rank, world))
             barrier(group)
             if rank == 0:  # merges the shards into the train statistics, then the validation (and OOD) pass
-                out[ck.name] = collect_checkpoint(ck, stages, resume=s.resume, ood=ood, **opts)
+                out[ck.name] = collect_checkpoint(ck, s, ood=ood)
             barrier(group)
     return out

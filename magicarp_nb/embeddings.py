@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import numbers
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +21,8 @@ from .retrieval import encode_ids
 from .runfiles import atomic_write, run_lock
 
 # %% auto #0
-__all__ = ['DTYPES', 'select_indices', 'source_fingerprint', 'encode_corpus', 'load_embeddings', 'embedding_shards']
+__all__ = ['DTYPES', 'select_indices', 'source_fingerprint', 'EncodeSettings', 'encode_corpus', 'load_embeddings',
+           'embedding_shards']
 
 # %% ../nbs/15_embeddings.ipynb #c006
 def select_indices(
@@ -86,46 +89,63 @@ def _check_manifest(out_dir: Path, manifest: dict, force_fresh: bool) -> None:
     else:
         atomic_write(path, json.dumps(manifest, indent=1, sort_keys=True))
 
+# %% ../nbs/15_embeddings.ipynb #c009w
+def _whole(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True)
+class EncodeSettings:
+    "Which texts of a column are encoded and how the shards are written, checked when made: what `encode_corpus` takes."
+
+    indices: list | None = None  # dataset positions to encode (None: all)
+    sample: int | None = None  # a seeded random subset of this many (None: all)
+    seed: int = 0  # seed of the sample
+    dtype: str = "float16"  # 'float16' or 'float32' on disk
+    batch_size: int = 64  # texts per forward
+    shard_size: int = 1024  # texts per shard file
+    force_fresh: bool = False  # discard what `out_dir` holds (default: resume)
+    progress: bool = True  # a tqdm bar over texts
+
+    def __post_init__(self):
+        if self.dtype not in DTYPES:
+            raise ValueError(f"dtype must be one of {sorted(DTYPES)}, got {self.dtype!r}")
+        for name, least in (("seed", 0), ("batch_size", 1), ("shard_size", 1)):
+            if not _whole(getattr(self, name)) or getattr(self, name) < least:
+                raise ValueError(f"{name}={getattr(self, name)!r} must be a whole number ≥ {least}")
+
 # %% ../nbs/15_embeddings.ipynb #c010
 def encode_corpus(
     encoder,  # a tower: dict of input_ids/attention_mask -> (b, d), e.g. `model.passage_encoder`
     tokenizer,  # its tokenizer
     texts,  # the text column (a list or a `datasets` column), indexed by dataset position
     out_dir,  # folder of the shards and the manifest
-    indices=None,  # dataset positions to encode (None: all)
-    sample: int | None = None,  # a seeded random subset of this many (None: all)
-    seed: int = 0,  # seed of the sample
+    settings: EncodeSettings | None = None,  # which texts, the dtype, batch and shard sizes (None: `EncodeSettings()`)
     max_length: int = 128,  # tokens per text
-    dtype: str = "float16",  # 'float16' or 'float32' on disk
-    shard_size: int = 1024,  # texts per shard file
-    batch_size: int = 64,  # texts per forward
     provenance: dict | None = None,  # run, checkpoint, column... recorded in the manifest
-    force_fresh: bool = False,  # discard what the folder holds and start over (default: resume)
-    progress: bool = True,  # a tqdm bar over texts
     prompt: str = "",  # put before each text: the tower's side's prompt (`carp.CarpModel.tower`)
 ) -> Path:
-    "Encode `texts[indices]` into `out_dir/shard-*.safetensors` (embeddings, indices); returns `out_dir`."
-    if dtype not in DTYPES:
-        raise ValueError(f"dtype must be one of {sorted(DTYPES)}, got {dtype!r}")
-    out_dir, idx = Path(out_dir), select_indices(len(texts), indices, sample, seed)
+    "Encode the texts `settings` selects into `out_dir/shard-*.safetensors` (embeddings, indices); returns `out_dir`."
+    s = settings or EncodeSettings()
+    out_dir, idx = Path(out_dir), select_indices(len(texts), s.indices, s.sample, s.seed)
     manifest = {
         **(provenance or {}),
         "source_sha256": source_fingerprint(texts, idx),
         "indices_sha256": hashlib.sha256(np.asarray(idx, dtype=np.int64).tobytes()).hexdigest(),
         "n": len(idx),
-        "dtype": dtype,
+        "dtype": s.dtype,
         "max_length": max_length,
-        "shard_size": shard_size,
+        "shard_size": s.shard_size,
     } | ({"prompt": prompt} if prompt else {})  # only when given: a folder encoded without one still resumes
     with run_lock(out_dir, f"encoding into {out_dir.name}"):  # one writer per folder, before the first write
-        _check_manifest(out_dir, manifest, force_fresh)
+        _check_manifest(out_dir, manifest, s.force_fresh)
         pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
-        bar = tqdm(total=len(idx), desc=f"encode {out_dir.name}", unit="text", disable=not progress, mininterval=2)
-        for k, s in enumerate(range(0, len(idx), shard_size)):
-            part = idx[s : s + shard_size]
+        bar = tqdm(total=len(idx), desc=f"encode {out_dir.name}", unit="text", disable=not s.progress, mininterval=2)
+        for k, start in enumerate(range(0, len(idx), s.shard_size)):
+            part = idx[start : start + s.shard_size]
             if not _shard_path(out_dir, k).exists():
                 ids = tokenize_texts(tokenizer, [texts[i] for i in part], max_length, prompt)
-                E = encode_ids(encoder, ids, pad, batch_size).to(DTYPES[dtype])
+                E = encode_ids(encoder, ids, pad, s.batch_size).to(DTYPES[s.dtype])
                 tensors = {"embeddings": E.contiguous(), "indices": torch.tensor(part, dtype=torch.int64)}
                 sums = {"manifest_sha256": hashlib.sha256(json.dumps(manifest, sort_keys=True).encode()).hexdigest(),
                         "data_sha256": _data_sha256(tensors)}  # fmt: skip

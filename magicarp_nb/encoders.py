@@ -27,10 +27,10 @@ from .runtime import quiet_transformers
 from .sources import require_hub
 
 # %% auto #0
-__all__ = ['POOLINGS', 'minilm_path', 'resolve_backbone', 'backbone_config', 'check_sentence_transformers_folder', 'is_causal_lm',
-           'causal_lm_tokenizer', 'load_backbone', 'register_pooling', 'mean_pool', 'sum_pool', 'cls_pool', 'last_pool',
-           'MLPProjection', 'DirectProjection', 'make_projection', 'trim_padding', 'TextEncoder', 'MixedMLMEncoder',
-           'context_length', 'build_encoder']
+__all__ = ['POOLINGS', 'minilm_path', 'resolve_backbone', 'backbone_config', 'is_causal_lm', 'causal_lm_tokenizer',
+           'check_sentence_transformers_folder', 'load_backbone', 'register_pooling', 'mean_pool', 'sum_pool',
+           'cls_pool', 'last_pool', 'MLPProjection', 'DirectProjection', 'make_projection', 'trim_padding',
+           'TextEncoder', 'MixedMLMEncoder', 'context_length', 'build_encoder']
 
 # %% ../nbs/10_encoders.ipynb #c006
 def minilm_path() -> Path:
@@ -111,6 +111,26 @@ def backbone_config(
                 setattr(config, key, dropout)
     return config
 
+# %% ../nbs/10_encoders.ipynb #f7fac240
+def is_causal_lm(config) -> bool:
+    "Whether a backbone's config is a causal (decoder-only) LM's: GPT-Neo, GPT-2, Llama, … (`*ForCausalLM`)."
+    return any(str(a).endswith("ForCausalLM") for a in (getattr(config, "architectures", None) or ()))
+
+
+def causal_lm_tokenizer(tok, where: str):
+    """A causal LM's tokenizer made a tower's: its end-of-text token after every text (the token `pooling=last`
+    reads, which has attended to the whole text, as LLM2Vec and E5-Mistral do) and as padding when it has none."""
+    if tok.eos_token is None or not tok.is_fast:
+        why = "has no end-of-text token" if tok.eos_token is None else "is not a fast (tokenizers) tokenizer"
+        raise ValueError(f"encoder.backbone={where} is a causal LM whose tokenizer {why}: a causal-LM tower appends "
+                         "that token to every text and pools it (encoder.pooling=last)")  # fmt: skip
+    tok.pad_token = tok.pad_token or tok.eos_token
+    eos = (tok.eos_token, tok.eos_token_id)
+    tok.backend_tokenizer.post_processor = TemplateProcessing(
+        single=f"$A {eos[0]}", pair=f"$A {eos[0]} $B {eos[0]}", special_tokens=[eos]
+    )
+    return tok
+
 # %% ../nbs/10_encoders.ipynb #c008
 _ST_READ = ("Transformer", "Pooling", "Normalize")  # what a CARP encoder reads, or sets itself
 
@@ -132,26 +152,6 @@ def check_sentence_transformers_folder(path) -> None:
                          "top). Use a folder of a transformer, pooling and normalisation only")  # fmt: skip
     if any(k == "Transformer" and p for k, p in kinds):
         raise ValueError(f"{path}: its transformer is in a subfolder; give that subfolder as encoder.backbone")
-
-
-def is_causal_lm(config) -> bool:
-    "Whether a backbone's config is a causal (decoder-only) LM's: GPT-Neo, GPT-2, Llama, … (`*ForCausalLM`)."
-    return any(str(a).endswith("ForCausalLM") for a in (getattr(config, "architectures", None) or ()))
-
-
-def causal_lm_tokenizer(tok, where: str):
-    """A causal LM's tokenizer made a tower's: its end-of-text token after every text (the token `pooling=last`
-    reads, which has attended to the whole text, as LLM2Vec and E5-Mistral do) and as padding when it has none."""
-    if tok.eos_token is None or not tok.is_fast:
-        why = "has no end-of-text token" if tok.eos_token is None else "is not a fast (tokenizers) tokenizer"
-        raise ValueError(f"encoder.backbone={where} is a causal LM whose tokenizer {why}: a causal-LM tower appends "
-                         "that token to every text and pools it (encoder.pooling=last)")  # fmt: skip
-    tok.pad_token = tok.pad_token or tok.eos_token
-    eos = (tok.eos_token, tok.eos_token_id)
-    tok.backend_tokenizer.post_processor = TemplateProcessing(
-        single=f"$A {eos[0]}", pair=f"$A {eos[0]} $B {eos[0]}", special_tokens=[eos]
-    )
-    return tok
 
 
 def load_backbone(

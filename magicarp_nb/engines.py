@@ -340,7 +340,9 @@ class DeepSpeedEngine:
     def _backward(self, tensor: torch.Tensor, grad: torch.Tensor | None = None) -> None:
         "Backward through DeepSpeed: of a scalar `tensor`, or with `grad` of the product `tensor · grad`."
         if self.engine is None:
-            raise RuntimeError("this DeepSpeedEngine is not set up yet: pass it to Trainer(engine=...) first")
+            raise RuntimeError(
+                "this DeepSpeedEngine is not set up yet: pass it to the Trainer in TrainParts(engine=...) first"
+            )
         loss = tensor if grad is None else (tensor * grad.to(tensor.dtype)).sum()
         self.engine.backward(loss, scale_wrt_gas=False)  # the trainer's scale already averages accumulated batches
 

@@ -10,6 +10,7 @@ import json
 import math
 import textwrap
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib
@@ -28,9 +29,9 @@ from .sources import shipped_file
 # %% auto #0
 __all__ = ['LOSS_UNITS', 'MEASURES', 'UNITS', 'PAPER', 'TOKENIZER_NOTE', 'MARKERS', 'FILLS', 'PAPER_TABLE', 'DELTA_COLUMNS',
            'figure_alt', 'save_figure', 'plot_training_log', 'axis_label', 'checkpoint_rows', 'final_rows',
-           'analysis_settings', 'plot_nc_vs_loss', 'reference_path', 'load_reference', 'seed_groups', 'seed_rows',
-           'plot_seeds', 'correlations', 'plot_correlations', 'has_layers', 'plot_layers', 'reference_deltas',
-           'experiment_figures']
+           'analysis_settings', 'FigureLabels', 'plot_nc_vs_loss', 'reference_path', 'load_reference', 'seed_groups',
+           'seed_rows', 'plot_seeds', 'correlations', 'plot_correlations', 'has_layers', 'plot_layers',
+           'reference_deltas', 'experiment_figures']
 
 # %% ../nbs/30_figures.ipynb #c005
 LOSS_UNITS = {"clm": "nats per token", "carp": "nats per pair"}
@@ -233,6 +234,22 @@ def _draw_runs(ax, df: pd.DataFrame, target: str, col: str, marks) -> None:
         ax.plot(g[target], g[col], ls="", marker=markers.get(d, "o"), ms=6.5, mew=1.2, color=colours.get(w, "0.4"),
                 fillstyle=fills.get(wd, "full"), markerfacecoloralt="white", zorder=2, gid="run")  # fmt: skip
 
+# %% ../nbs/30_figures.ipynb #cceb7060
+@dataclass(frozen=True)
+class FigureLabels:
+    "What a figure says beside its data: its title, the measures' units, and the name of a published table under it."
+
+    title: str | None = None  # the figure's title (a prefix of it), e.g. the experiment's name
+    settings: MeasureSettings | None = None  # the analysis' measure settings: the units (`analysis_settings`)
+    reference_label: str = PAPER  # the name of the published table's grey cloud (`plot_nc_vs_loss`)
+
+
+def _labels(labels) -> FigureLabels:
+    "`labels`, or the defaults for None; anything else (a title given as is) is refused by name."
+    if labels is not None and not isinstance(labels, FigureLabels):
+        raise TypeError(f"labels must be a FigureLabels(title, settings, reference_label), not {labels!r}")
+    return labels or FigureLabels()
+
 # %% ../nbs/30_figures.ipynb #c012
 def plot_nc_vs_loss(
     df: pd.DataFrame,  # `final_rows` of the analysis CSV
@@ -240,13 +257,13 @@ def plot_nc_vs_loss(
     target: str = "val_loss",
     save=None,  # PNG path
     ncols: int = 3,  # panels per row; the legend takes the panel after the last measure
-    title: str | None = None,  # the figure's title, e.g. the experiment's name
     reference: pd.DataFrame | None = None,  # the published table, drawn as a grey cloud underneath (`load_reference`)
     history: pd.DataFrame | None = None,  # `checkpoint_rows`: each run's checkpoints drawn as a line to its last
-    settings: MeasureSettings | None = None,  # the analysis' measure settings (units; `analysis_settings`)
-    reference_label: str = PAPER,
+    labels: FigureLabels | None = None,  # the title, the measures' units and the published table's name
 ):
     "One panel per measure against validation loss: colour by width, marker by depth, fill by weight decay."
+    labels = _labels(labels)
+    settings = labels.settings
     columns = [c for c in (columns or MEASURES) if c in df and df[c].notna().any()]
     if reference is not None and settings is not None and settings.dist_exp != 2 and "cdnv" in columns:
         warnings.warn(f"the published cdnv uses dist_exp=2, these runs' dist_exp={settings.dist_exp:g}: the cdnv "
@@ -254,7 +271,9 @@ def plot_nc_vs_loss(
     marks = _run_marks(df)
     nrows = math.ceil((len(columns) + 1) / ncols)  # one panel more: the legend's
     note = (
-        _wrap(f"grey: {reference_label}, the published table. {TOKENIZER_NOTE}.", 110) if reference is not None else ""
+        _wrap(f"grey: {labels.reference_label}, the published table. {TOKENIZER_NOTE}.", 110)
+        if reference is not None
+        else ""
     )
     fig, axes = figure_grid(nrows, ncols, 2.1 * nrows + 0.2 * note.count("\n") + 0.2)
     for ax, col in zip(axes.flat, columns):
@@ -269,10 +288,10 @@ def plot_nc_vs_loss(
         ax.set_title(col, fontsize=FONT["title"])
         ax.set_xlabel(axis_label(target, settings))
         ax.set_ylabel(_unit_below(axis_label(col, settings)))
-    handles = marks[3] + _underlay_handles(reference, history, reference_label)
+    handles = marks[3] + _underlay_handles(reference, history, labels.reference_label)
     _legend_panel(axes, len(columns), handles)
-    if title:
-        fig.suptitle(_wrap(f"{title}: collapse measures against {target}", 80), fontsize=FONT["figure"])
+    if labels.title:
+        fig.suptitle(_wrap(f"{labels.title}: collapse measures against {target}", 80), fontsize=FONT["figure"])
     if note:
         fig.text(0.01, 0.005, note, fontsize=FONT["tick"], va="bottom")
     fig.tight_layout(rect=(0, (0.2 + 0.2 * note.count("\n")) / fig.get_figheight() if note else 0, 1, 1))
@@ -349,10 +368,10 @@ def plot_seeds(
     save=None,
     target: str = "val_loss",
     ncols: int = 3,
-    title: str | None = None,  # prefix of the figure's title, e.g. the experiment's name
-    settings: MeasureSettings | None = None,  # the analysis' measure settings (units)
+    labels: FigureLabels | None = None,  # the title's prefix (e.g. the experiment's name) and the measures' units
 ):
     "The seeds of one architecture: a point per seed and measure (and validation loss), then their mean ± sd."
+    labels = _labels(labels)
     import seaborn as sns  # late import: seaborn (~0.2 s) is needed only when a figure is drawn
 
     sub = df[(df["depth"] == depth) & (df["width"] == width)].sort_values("seed")
@@ -376,8 +395,8 @@ def plot_seeds(
         ax.set_xlim(-0.6, n + 0.6)
         ax.set_title(col, fontsize=FONT["title"])
         ax.set_xlabel(f"seed; sd {abs(sd / mean):.1%} of mean" if mean and pd.notna(sd) else "seed")
-        ax.set_ylabel(_unit_below(axis_label(col, settings)))
-    head = f"{title + ': ' if title else ''}seeds of {depth:02d}x{width:04d} (points; black: mean ± sd)"
+        ax.set_ylabel(_unit_below(axis_label(col, labels.settings)))
+    head = f"{labels.title + ': ' if labels.title else ''}seeds of {depth:02d}x{width:04d} (points; black: mean ± sd)"
     fig.suptitle(_wrap(head, 80), fontsize=FONT["figure"])
     fig.tight_layout()
     if save:
@@ -437,10 +456,10 @@ def plot_layers(
     columns=None,  # measures to plot (default `MEASURES` present in df)
     save=None,  # PNG path
     ncols: int = 3,  # panels per row; the legend takes the panel after the last measure
-    title: str | None = None,  # the figure's title, e.g. the experiment's name
-    settings: MeasureSettings | None = None,  # the analysis' measure settings (units)
+    labels: FigureLabels | None = None,  # the title's prefix (e.g. the experiment's name) and the measures' units
 ):
     "One panel per measure against the layer (0: embeddings; the last: the LM head's input), a line per model."
+    labels = _labels(labels)
     import seaborn as sns  # late import: seaborn (~0.2 s) is needed only when a figure is drawn
 
     df = df.dropna(subset=["layer"]).copy()
@@ -462,11 +481,13 @@ def plot_layers(
             ax.axvline(last, color="0.5", ls=":", lw=1, zorder=0)
         ax.set_title(col, fontsize=FONT["title"])
         ax.set_xlabel("layer (0: embeddings)")
-        ax.set_ylabel(_unit_below(axis_label(col, settings)))
+        ax.set_ylabel(_unit_below(axis_label(col, labels.settings)))
     handles = [Line2D([], [], color=c, marker="o", label=run) for run, c in palette.items()]
     dotted = Line2D([], [], color="0.5", ls=":", lw=1, label="a model's last layer\n(the LM head's input)")
     _legend_panel(axes, len(columns), [_heading("model@step")] + handles + [dotted])
-    fig.suptitle(_wrap(f"{title + ': ' if title else ''}measures through depth", 80), fontsize=FONT["figure"])
+    fig.suptitle(
+        _wrap(f"{labels.title + ': ' if labels.title else ''}measures through depth", 80), fontsize=FONT["figure"]
+    )
     fig.tight_layout()
     if save:
         save_figure(fig, save)
@@ -501,17 +522,18 @@ def experiment_figures(
     "Measures against validation loss, seeds of one architecture, correlations (and through depth), into `figures/`."
     exp = Path(experiment_dir)
     table = pd.read_csv(exp / "analysis.csv")
-    df, out, name, settings = final_rows(table), exp / "figures", exp.name, analysis_settings(exp)
+    df, out, name = final_rows(table), exp / "figures", exp.name
+    labels = FigureLabels(name, analysis_settings(exp))  # every figure: the experiment's name, the analysis' units
     ref = load_reference(reference_path(reference)) if reference else None
     history = checkpoint_rows(table)
     history = history if history.groupby("run").size().max() > 1 else None  # one checkpoint per run: no lines
     written = [out / "nc_vs_loss.png"]
-    plt.close(plot_nc_vs_loss(df, save=written[0], title=name, reference=ref, history=history, settings=settings))
+    plt.close(plot_nc_vs_loss(df, save=written[0], reference=ref, history=history, labels=labels))
     seeds = seed_rows(df, arch)  # runs that differ by their seed only (not the paper's decays of one architecture)
     if len(seeds) > 1:
         depth, width = int(seeds["depth"].iloc[0]), int(seeds["width"].iloc[0])
         written.append(out / f"seeds_{depth:02d}x{width:04d}.png")
-        plt.close(plot_seeds(seeds, depth, width, save=written[-1], title=name, settings=settings))
+        plt.close(plot_seeds(seeds, depth, width, save=written[-1], labels=labels))
     corr = correlations(df)
     atomic_write(out / "correlations.csv", corr.to_csv())
     if len(corr):
@@ -519,7 +541,7 @@ def experiment_figures(
         plt.close(plot_correlations(corr, save=written[-1], title=f"{name}: correlation with validation loss"))
     if has_layers(table):  # collected with layers: the figure through depth
         written.append(out / "layers.png")
-        plt.close(plot_layers(table, save=written[-1], title=name, settings=settings))
+        plt.close(plot_layers(table, save=written[-1], labels=labels))
     if ref is not None and len(deltas := reference_deltas(table, ref)):  # runs named like published ones
         written.append(atomic_write(out / "reference_deltas.csv", deltas.to_csv(index=False)))
     return written

@@ -25,10 +25,10 @@ from .analyze import analyze, find_stats
 from .carp_eval import evaluate_run
 from .plugins import TASKS  # every built-in task (and what a plugin of yours registered)
 from .tasks import Task, run_task
-from .collect import collect_checkpoint
+from .collect import PassSettings, collect_checkpoint
 from .config import load_config
 from .figures import experiment_figures, load_reference, reference_path
-from .measures import GROUPS
+from .measures import GROUPS, MeasureSettings
 from .settings import apply_overrides
 from .runtime import parse_device, resolve_device
 from .runfiles import atomic_write
@@ -174,8 +174,9 @@ def collect_stage(spec: dict) -> str:
             ood=ood or "",
         )
     else:
+        settings = PassSettings(stages=("train",) if shard else ("train", "val"), progress=False)
         for ck in select_checkpoints(spec["run_dir"], spec["checkpoints"]):
-            collect_checkpoint(ck, ("train",) if shard else ("train", "val"), shard=shard, ood=ood, progress=False)
+            collect_checkpoint(ck, settings, shard=shard, ood=ood)
     return spec["run_dir"]
 
 
@@ -196,7 +197,7 @@ def analyze_stage(spec: dict) -> str:
         run_notebook("analyze", exp, experiment_dir=exp, groups=groups, device=device)
         run_notebook("figures", exp, experiment_dir=exp, reference=spec.get("reference") or "")
     else:
-        analyze(exp, progress=False, groups=spec.get("groups"), device=spec.get("device"))
+        analyze(exp, progress=False, settings=MeasureSettings(groups=spec.get("groups"), device=spec.get("device")))
         experiment_figures(exp, reference=spec.get("reference"))
     return exp
 

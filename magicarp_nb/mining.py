@@ -35,8 +35,8 @@ from .runtime import seed_everything
 from .settings import apply_overrides, parse_overrides, to_dict
 
 # %% auto #0
-__all__ = ['SAMPLING_STRATEGIES', 'check_knobs', 'mining_candidates', 'hard_negatives', 'MiningSource', 'mining_source',
-           'MiningSettings', 'mining_overrides', 'Mined', 'mine_negatives', 'mined_summary']
+__all__ = ['SAMPLING_STRATEGIES', 'check_knobs', 'mining_candidates', 'hard_negatives', 'MiningSource', 'SourceSettings',
+           'mining_source', 'MiningSettings', 'mining_overrides', 'Mined', 'mine_negatives', 'mined_summary']
 
 # %% ../nbs/19_mining.ipynb #c006
 SAMPLING_STRATEGIES = ("top", "random")
@@ -231,24 +231,39 @@ def _checkpoint_source(path: Path, overrides, checkpoint) -> MiningSource:
               "weights_sha256": recorded_sha256(ck)}  # fmt: skip
     return MiningSource(model, tok, max_length, apply_overrides(cfg, overrides), record)
 
+# %% ../nbs/19_mining.ipynb #c027w
+@dataclass(frozen=True)
+class SourceSettings:
+    "How `mining_source` reads a source: a config for zero-shot towers, its overrides, a run's checkpoint, a model's."
+
+    config: object = (
+        None  # 'zero-shot' or a model: a preset, a YAML file or a CarpConfig (None: CarpConfig(); a model: none)
+    )
+    overrides: object = None  # dotted overrides of that config; of a run or checkpoint, data.* only (what it mines)
+    checkpoint: str = "last"  # a run's checkpoint: 'last', 'best', a step or a folder name
+    tokenizer: object = None  # a model's tokenizer
+    max_length: int = 128  # a model's tokens per text
+
+    def __post_init__(self):
+        if not _whole(self.max_length) or self.max_length < 1:  # 0 would leave a model's texts untruncated
+            raise ValueError(f"max_length={self.max_length!r} must be a whole number ≥ 1")
+
 # %% ../nbs/19_mining.ipynb #c028
 def mining_source(
     source,  # a CARP run folder, a checkpoint folder, 'zero-shot', or a carp.CarpModel
-    config=None,  # 'zero-shot' or a model: a preset, a YAML file or a CarpConfig (None: CarpConfig(); a model: none)
-    overrides=None,  # dotted overrides of that config; of a run or checkpoint, data.* only (what it mines)
-    checkpoint: str = "last",  # a run's checkpoint: 'last', 'best', a step or a folder name
-    tokenizer=None,  # a model's tokenizer
-    max_length: int = 128,  # a model's tokens per text
+    reading: SourceSettings | None = None,  # its config and overrides, checkpoint, tokenizer (None: `SourceSettings()`)
 ) -> MiningSource:
     "The towers to mine with: a model as given, the untrained towers of a config, or a run's checkpoint."
+    r = reading or SourceSettings()
+    config, overrides = r.config, r.overrides
     if hasattr(source, "passage_encoder") and hasattr(source, "review_encoder"):
         if not isinstance(source, CarpModel):
             raise TypeError(f"a model as source is a carp.CarpModel (its towers and their prompts), not a "
                             f"{type(source).__name__}")  # fmt: skip
-        if tokenizer is None:
+        if r.tokenizer is None:
             raise ValueError("a model as source needs its tokenizer: pass tokenizer=")
         cfg = _config(config, overrides) if config is not None else None
-        return MiningSource(source, tokenizer, max_length, cfg, {"kind": "model", "class": type(source).__name__})
+        return MiningSource(source, r.tokenizer, r.max_length, cfg, {"kind": "model", "class": type(source).__name__})
     if str(source) == "zero-shot":
         cfg = _config(config, overrides)
         seed_everything(cfg.seed)  # random-init towers and heads as at step 0 of a run of this config
@@ -258,7 +273,7 @@ def mining_source(
     if config is not None:
         raise ValueError(f"config={config} is for source='zero-shot' or a model; {source} mines with its own "
                          "config (overrides= may change its data.*)")  # fmt: skip
-    return _checkpoint_source(Path(source).expanduser(), overrides, checkpoint)
+    return _checkpoint_source(Path(source).expanduser(), overrides, r.checkpoint)
 
 # %% ../nbs/19_mining.ipynb #c030b
 @dataclass(frozen=True)
@@ -438,17 +453,13 @@ def mine_negatives(
     pairs: PairSplits | None = None,  # the pairs (None: `pairs.load_pairs` of the source's config)
     out_dir=None,  # the table's folder, with mining.json, outside every run and input (None: returned, not written)
     settings: MiningSettings | None = None,  # the knobs and the search (None: `MiningSettings()`)
-    config=None,  # 'zero-shot' or a model: a preset, a YAML file or a CarpConfig (None: CarpConfig(); a model: none)
-    overrides=None,  # dotted overrides of that config; of a run or checkpoint, data.* only (what it mines)
-    checkpoint: str = "last",  # a run's checkpoint: 'last', 'best', a step or a folder name
-    tokenizer=None,  # a model's tokenizer
-    max_length: int = 128,  # a model's tokens per text
+    reading: SourceSettings | None = None,  # how `source` is read: config, overrides, checkpoint, a model's tokenizer
     force: bool = False,  # replace what out_dir holds
     progress: bool = True,  # tqdm bars while encoding and searching
 ) -> Mined:
     "Hard negatives of the train pairs among the train reviews, by `source`'s towers; the table written to `out_dir`."
     settings = settings or MiningSettings()  # checked when made: before anything is read
-    src = mining_source(source, config, overrides, checkpoint, tokenizer, max_length)
+    src = mining_source(source, reading)
     if pairs is None and src.cfg is None:
         raise ValueError("a model as source mines the pairs given: pass pairs= (or config= to load them)")
     given = pairs is not None

@@ -218,9 +218,10 @@ def _hardness(Q, C, rows: slice, B: int, k: int, ranking: Ranking) -> torch.Tens
         return ranking.strength * (Q @ C.T) * weighted_negatives(rows, B, k, ranking.hardness, Q.device)
 
 
-def _same_side(obj, Q, C, rows: slice, B: int, k: int, own, back, passages: bool) -> torch.Tensor:
-    "`Q`, this rank's rows of one side, against `C`, that side's candidates: itself, its k negatives, the masked out."
-    drop = own_candidates(rows, B, k, Q.device)
+def _same_side(obj, Q, C, rows: slice, B: int, k: int, masks: tuple, passages: bool) -> torch.Tensor:
+    """`Q`, this rank's rows of one side, against `C`, that side's candidates: itself, its k negatives, the masked out
+    (`masks`: `candidates.row_masks`' p2r and r2p rows, or two None without a mask)."""
+    drop, (own, back) = own_candidates(rows, B, k, Q.device), masks
     if own is not None:  # a pair masked either way is not a negative, then the masked negatives of this side
         drop = drop | torch.cat([own[:, :B] | back[:, :B], (back if passages else own)[:, B:]], 1)
     return masked_logits(obj.logits(Q, C), drop)
@@ -235,15 +236,15 @@ def _direction_logits(obj, P, R, mask, negatives, rows: slice, ranking: Ranking,
     k, kp = (0 if x is None else len(x) // B for x in (N, NP))
     C, wide = with_negatives(R, negatives, mask)  # [R; N], the mask (B [+ M], B [+ N])
     D = P if NP is None else torch.cat([P, NP.to(P.dtype)])  # the passages a review ranks: [P; NP]
-    own, back = row_masks(wide, rows)  # p2r's rows (b, B + N), r2p's (b, B + M)
+    masks = own, back = row_masks(wide, rows)  # p2r's rows (b, B + N), r2p's (b, B + M)
     p2r = obj.adjust(obj.logits(P[rows], C), rows.start)
     # in one process review→passage is p2r's transpose, the same scores (as CARP's loss always computed it)
     r2p = p2r[:, :B].T if whole and NP is None else obj.adjust(obj.logits(D, R[rows]).T, rows.start)
     if ranking.hardness:
         p2r, r2p = p2r + _hardness(P[rows], C, rows, B, k, ranking), r2p + _hardness(R[rows], D, rows, B, kp, ranking)
     blocks = {"p2r": lambda: masked_logits(p2r, own), "r2p": lambda: masked_logits(r2p, back),
-              "p2p": lambda: _same_side(obj, P[rows], D, rows, B, kp, own, back, passages=True),
-              "r2r": lambda: _same_side(obj, R[rows], C, rows, B, k, own, back, passages=False)}  # fmt: skip
+              "p2p": lambda: _same_side(obj, P[rows], D, rows, B, kp, masks, passages=True),
+              "r2r": lambda: _same_side(obj, R[rows], C, rows, B, k, masks, passages=False)}  # fmt: skip
     return [blocks[d]() for d in ranking.directions]
 
 

@@ -14,32 +14,26 @@ import torch
 
 from .config import CONFIGS
 from .distributed import barrier, rank_of
-from .engines import Engine
 from .runfiles import run_lock, start_run
 from .settings import registrar
-from .trainer import RESUME_MAY_CHANGE, Trainer, TrainResult
+from .trainer import RESUME_MAY_CHANGE, Trainer, TrainParts, TrainResult
 
 # %% auto #0
 __all__ = ['TASKS', 'Setup', 'Task', 'register_task', 'run_task']
 
 # %% ../nbs/08b_tasks.ipynb #c006
-@dataclass
-class Setup:
-    "One run of a task, ready to train: what its `setup` built and what the run folder must keep."
+@dataclass(kw_only=True)
+class Setup(TrainParts):
+    """One run of a task, ready to train: what its `setup` built and what the run folder must keep. Its first fields
+    are the trainer's `TrainParts` (model, train step, training items, get_batch, evaluate, engine, batch order,
+    optimiser), given in that order; the run's own below are given by name."""
 
-    model: torch.nn.Module  # the model the trainer moves, steps and saves
-    step: Callable  # the train step (batch, scale, backward) -> metrics (a `TrainStep`)
-    n_train: int  # training items
-    get_batch: Callable  # (indices) -> batch
-    evaluate: Callable | None  # (model) -> validation metrics
     records: dict  # the run's records: file name -> (text, what it fixes), written once, checked on resume
     files: Callable | None = None  # (folder) -> None: the task's own files in each checkpoint (tokenizer, configs)
     run_files: Callable | None = None  # (run folder) -> None: written once by rank 0 after the records (tokenizer)
-    engine: Engine | None = None  # None: the one `train.deepspeed` asks for, with DDP's defaults
     after_step: tuple = ()  # calls after every optimiser step (a logit scale's clamp, the EMA towers' update)
     phases: Callable | None = None  # (trainer) -> a callback that runs first (CARP-MLM's phases)
     info: Callable = field(default=lambda state: {})  # (trainer state) -> the task's facts for the summary
-    batch_order: Callable | None = None  # (epoch, global batch) -> the epoch's global batches (None: a shuffle)
 
 
 class Task:
@@ -101,9 +95,8 @@ def run_task(
                 s.files(folder)
             save_record(folder)
 
-        trainer = Trainer(s.model, s.step, s.n_train, s.get_batch, cfg.train, run_dir, seed=cfg.seed,
-                          evaluate=s.evaluate, save_extra=save_extra, callbacks=callbacks, desc=task.run_name(cfg),
-                          group=group, engine=s.engine, batch_order=s.batch_order)  # fmt: skip
+        trainer = Trainer(s, cfg.train, run_dir, seed=cfg.seed, save_extra=save_extra, callbacks=callbacks,
+                          desc=task.run_name(cfg), group=group)  # fmt: skip
         if s.phases is not None:  # first among the callbacks: the phase is set before any other callback sees a step
             trainer.callbacks.insert(0, s.phases(trainer))
         for fn in s.after_step:

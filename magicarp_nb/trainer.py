@@ -36,11 +36,25 @@ from .runtime import default_optimizer, enable_gradient_checkpointing
 from .schedulers import make_scheduler
 
 # %% auto #0
-__all__ = ['RESUME_MAY_CHANGE', 'Trainer', 'TrainResult']
+__all__ = ['RESUME_MAY_CHANGE', 'TrainParts', 'Trainer', 'TrainResult']
 
 # %% ../nbs/08_trainer.ipynb #c006
 RESUME_MAY_CHANGE = ("train.batch_size", "train.grad_accum", "train.report_to")
 "Config keys a resumed run may change: the per-rank batch and accumulation (another number of ranks), trackers."
+
+# %% ../nbs/08_trainer.ipynb #c007w
+@dataclass
+class TrainParts:
+    "What a task hands the trainer: the model, its train step, data and evaluation; its own engine, order, optimiser."
+
+    model: torch.nn.Module  # the model the trainer moves, steps and saves
+    train_step: Callable  # (batch, scale, backward) -> dict of metrics; runs forward and backward (a TrainStep)
+    n_train: int  # items in the training set
+    get_batch: Callable  # (LongTensor of indices) -> batch
+    evaluate: Callable | None = None  # (model) -> dict of validation metrics (None: no evaluation)
+    engine: Engine | None = None  # backward, gradient reduction, clipping, step (None: engines.make_engine(cfg))
+    batch_order: Callable | None = None  # (epoch, global batch) -> the epoch's global index batches (None: shuffle)
+    optimizer: torch.optim.Optimizer | None = None  # None: runtime.default_optimizer of the model and config
 
 # %% ../nbs/08_trainer.ipynb #c008
 class Trainer:
@@ -48,38 +62,34 @@ class Trainer:
 
     def __init__(
         self,
-        model: torch.nn.Module,
-        train_step: Callable,  # (batch, scale, backward) -> dict of metrics; runs forward and backward (a TrainStep)
-        n_train: int,  # items in the training set
-        get_batch: Callable,  # (LongTensor of indices) -> batch
+        parts: TrainParts,  # the model, its train step, data and evaluation, and the task's engine and batch order
         cfg: TrainConfig,  # loop settings
         run_dir,  # where checkpoints, log.csv and eval_results.json go
         seed: int = 0,  # seed of the data order (weights and dropout are seeded by the caller)
-        evaluate: Callable | None = None,  # (model) -> dict of validation metrics
         save_extra: Callable | None = None,  # (folder) -> None: add e.g. tokenizer and config to a checkpoint
         callbacks: tuple = (),  # objects with optional on_fit_start / on_step_end / on_epoch_end(trainer) methods
-        optimizer: torch.optim.Optimizer | None = None,
         desc: str = "train",
         group=None,  # a process group for data-parallel training (None: torch's default group, or one process)
-        engine: Engine | None = None,  # backward, gradient reduction, clipping, step (None: engines.make_engine(cfg))
-        batch_order: Callable
-        | None = None,  # (epoch, global batch) -> the epoch's global index batches (None: shuffle)
     ):
+        if not isinstance(parts, TrainParts):  # e.g. the model where the parts go
+            raise TypeError(f"Trainer takes the task's parts as one TrainParts(model, train_step, n_train, get_batch, "
+                            f"...), not a {type(parts).__name__}")  # fmt: skip
         self.cfg, self.run_dir, self.seed = cfg, Path(run_dir), seed
         self.group, self.rank, self.world_size = group, rank_of(group), world_size_of(group)
         self.global_micro_batch = cfg.batch_size * self.world_size
         if cfg.num_threads:
             torch.set_num_threads(cfg.num_threads)
         self.device = resolve_device(cfg.device)
-        self.model = model.to(self.device)
+        self.model = parts.model.to(self.device)
         if cfg.gradient_checkpointing:
             enable_gradient_checkpointing(self.model)
-        self.train_step, self.get_batch, self.n_train, self.batch_order = train_step, get_batch, n_train, batch_order
-        self.evaluate, self.save_extra, self.callbacks, self.desc = evaluate, save_extra, list(callbacks), desc
-        if n_train < self.world_size:
-            raise ValueError(f"the training set has {n_train} items, fewer than the {self.world_size} ranks")
-        self.optimizer = optimizer or default_optimizer(self.model, cfg)
-        self.engine = check_engine(engine if engine is not None else make_engine(cfg))
+        self.train_step, self.get_batch, self.n_train = parts.train_step, parts.get_batch, parts.n_train
+        self.evaluate, self.batch_order = parts.evaluate, parts.batch_order  # a phase or a test may set others
+        self.save_extra, self.callbacks, self.desc = save_extra, list(callbacks), desc
+        if self.n_train < self.world_size:
+            raise ValueError(f"the training set has {self.n_train} items, fewer than the {self.world_size} ranks")
+        self.optimizer = parts.optimizer or default_optimizer(self.model, cfg)
+        self.engine = check_engine(parts.engine if parts.engine is not None else make_engine(cfg))
         self.engine.setup(self.model, self.optimizer, cfg, group)
         self.batches_per_epoch = len(self.epoch_batches(0))
         self.steps_per_epoch = math.ceil(self.batches_per_epoch / cfg.grad_accum)
