@@ -19,7 +19,7 @@ from tqdm import tqdm
 
 from .clm import load_clm
 from .collapse import AgreementStats, CollapseStats, StatsFileError, stats_info
-from .measures import MEASURES, NC_COLUMNS, MeasureSettings, measure_columns, nc_row
+from .measures import MEASURES, NC_COLUMNS, MeasureSettings, Need, measure_columns, nc_row
 from .run_names import paper_axes, parse_run_name
 from .runfiles import atomic_write, check_out_file, run_lock
 from .stats_files import parse_stats_name
@@ -192,7 +192,7 @@ def analysis_row(
     train = CollapseStats.load(entry["train"])
     val = AgreementStats.load(entry["val"]) if entry["val"].exists() else None
     groups = [g for g, m in MEASURES.items() if need & set(m.filled())]
-    wants_head = "n_params" in need or any("W" in MEASURES[g].needs for g in groups)
+    wants_head = "n_params" in need or any(Need.HEAD in MEASURES[g].needs for g in groups)
     W, n_params = _head_weights(entry["checkpoint"]) if wants_head else (None, None)
     if W is not None and W.shape[-1] != train.dim:
         W = None  # an inner layer narrower or wider than the head (OPT's project_out): no duality measures
@@ -329,7 +329,7 @@ def _same_source(record: dict, ident: dict) -> bool:
 
 def _undefined(row: dict, missing: list) -> set:
     "Measure cells of `missing` that these statistics leave empty: not computed again until the statistics change."
-    retry = {c for m in MEASURES.values() if "W" in m.needs for c in m.filled()}  # the head may be loadable later
+    retry = {c for m in MEASURES.values() if Need.HEAD in m.needs for c in m.filled()}  # the head may be loadable later
     return {c for c in missing if c in measure_columns() and c not in retry and pd.isna(row.get(c, math.nan))}
 
 

@@ -265,7 +265,8 @@ def carp_step(
 # %% ../nbs/14_carp.ipynb #c016
 def step_settings(cfg: CarpConfig) -> StepSettings:
     "The step's settings a CARP config gives (microbatches, local loss, one pass)."
-    return StepSettings(cfg.microbatch_size, cfg.microbatch_tokens, True, cfg.local_loss, cfg.one_pass)
+    return StepSettings(microbatch_size=cfg.microbatch_size, microbatch_tokens=cfg.microbatch_tokens,
+                        local_loss=cfg.local_loss, one_pass=cfg.one_pass)  # fmt: skip
 
 
 def configured_step(

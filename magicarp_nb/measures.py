@@ -10,6 +10,7 @@ import math
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from enum import Enum
 
 import torch
 from scipy.sparse.linalg import svds
@@ -19,8 +20,8 @@ from .collapse import AgreementStats, CollapseStats
 
 # %% auto #0
 __all__ = ['NC_COLUMNS', 'PINV_RTOL', 'KERNELS', 'H', 'MEASURES', 'GROUPS', 'kept_classes', 'Moments', 'pair_measures',
-           'etf_error', 'row_dots', 'dual_error', 'covariance_ratios', 'orthogonality_deviation', 'MeasureSettings',
-           'MeasureInputs', 'Measure', 'measure_columns', 'measure_unit', 'study_columns', 'nc_row']
+           'etf_error', 'row_dots', 'dual_error', 'covariance_ratios', 'orthogonality_deviation', 'Need',
+           'MeasureSettings', 'MeasureInputs', 'Measure', 'measure_columns', 'measure_unit', 'study_columns', 'nc_row']
 
 # %% ../nbs/09b_measures.ipynb #c005
 NC_COLUMNS = [
@@ -275,6 +276,16 @@ def _dual_measures(W: torch.Tensor, idx: torch.Tensor, Mc: torch.Tensor) -> dict
     row["dists_mean"], row["dists_var"] = _mean_var((2 - 2 * cos).clamp(min=0).sqrt())
     return row
 
+# %% ../nbs/09b_measures.ipynb #c3e04965
+class Need(Enum):
+    "An input a measure group reads beside the train pass; its value names the argument of `nc_row` that gives it."
+
+    HEAD = "W"  # the LM head's rows (the duality measures)
+    AGREEMENT = "agreement"  # the validation pass (hits and misses)
+    SCATTER = "scatter"  # the within-class scatter of the train pass (NC1 by its covariances)
+    OOD_MEAN = "ood_mean"  # the global mean of out-of-distribution features (NC5)
+
+
 # %% ../nbs/09b_measures.ipynb #c016
 @dataclass(frozen=True)
 class MeasureSettings:
@@ -335,7 +346,7 @@ class Measure:
 
     columns: tuple  # the CSV columns it fills whatever the settings
     compute: Callable  # compute(MeasureInputs) -> {column: value}
-    needs: tuple = ()  # inputs: 'W' (the LM head), 'agreement' (the validation pass), 'scatter', 'ood_mean'
+    needs: tuple = ()  # the `Need`s it reads beside the train pass (a group whose input is missing is skipped)
     kernel_columns: dict = field(default_factory=dict)  # kernel -> the columns it adds when `settings.kernels` has it
     study: tuple = ()  # the columns a scale study reports (`study.STUDY_COLUMNS`)
     whole: tuple = ()  # columns of whole numbers
@@ -430,7 +441,7 @@ MEASURES = {
     "dual": Measure(
         ("dual_error", "simdot_mean", "simdot_var", "simcos_mean", "simcos_var", "dists_mean", "dists_var"),
         _dual_group,
-        needs=("W",),
+        needs=(Need.HEAD,),
         study=("dual_error", "simcos_mean"),
         units={
             "simdot_mean": f"head × {H}",
@@ -442,7 +453,7 @@ MEASURES = {
     "agreement": Measure(
         ("hits", "misses"),
         _agreement_group,
-        needs=("agreement",),
+        needs=(Need.AGREEMENT,),
         study=("agreement",),
         whole=("hits", "misses"),
         units={"hits": "tokens", "misses": "tokens"},
@@ -450,10 +461,10 @@ MEASURES = {
     "covariance": Measure(
         ("nc1_pinv", "nc1_svd", "nc1_quotient"),
         _covariance_group,
-        needs=("scatter",),
+        needs=(Need.SCATTER,),
         units=_unitless("nc1_pinv", "nc1_svd", "nc1_quotient"),
     ),
-    "ood": Measure(("ood_dev",), _ood_group, needs=("ood_mean",), units={"ood_dev": "cosine"}),
+    "ood": Measure(("ood_dev",), _ood_group, needs=(Need.OOD_MEAN,), units={"ood_dev": "cosine"}),
 }
 "The measure groups, in the order `nc_row` computes them: the one place a new measure is added."
 GROUPS = {name: m.filled() for name, m in MEASURES.items()}
@@ -484,7 +495,7 @@ def study_columns() -> list:
 def _measure_groups(settings: MeasureSettings, **given) -> list:
     "The groups to compute, in the registry's order: those asked for (None: all), less those whose inputs are missing."
     asked = MEASURES if settings.groups is None else settings.groups
-    return [g for g, m in MEASURES.items() if g in asked and all(given[n] is not None for n in m.needs)]
+    return [g for g, m in MEASURES.items() if g in asked and all(given[n.value] is not None for n in m.needs)]
 
 
 def nc_row(

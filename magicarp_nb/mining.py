@@ -6,13 +6,14 @@
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 import math
 import os
 import shlex
 import shutil
 import warnings
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import NamedTuple
 
@@ -298,7 +299,7 @@ class MiningSettings:
 
     def knobs(self) -> dict:
         "What a negative must satisfy: the arguments of `check_knobs`."
-        return {f.name: getattr(self, f.name) for f in fields(self)[:7]}
+        return {k: getattr(self, k) for k in inspect.signature(check_knobs).parameters}  # check_knobs names them
 
     def search(self) -> dict:
         "How `hard_negatives` searches: seed, faiss and block size."
