@@ -14,6 +14,7 @@ import torch
 
 from .config import CONFIGS
 from .distributed import barrier, rank_of
+from .engines import Engine  # noqa: F401  (the annotation of Setup's inherited engine field)
 from .runfiles import run_lock, start_run
 from .settings import registrar
 from .trainer import RESUME_MAY_CHANGE, Trainer, TrainParts, TrainResult
