@@ -285,7 +285,6 @@ class Need(Enum):
     SCATTER = "scatter"  # the within-class scatter of the train pass (NC1 by its covariances)
     OOD_MEAN = "ood_mean"  # the global mean of out-of-distribution features (NC5)
 
-
 # %% ../nbs/09b_measures.ipynb #c016
 @dataclass(frozen=True)
 class MeasureSettings:
