@@ -8,7 +8,7 @@ SEED   ?= 12
 RUN    ?= runs/clm-tiny/02x0128_s$(SEED)
 export PATH := $(abspath $(BIN)):$(PATH)
 
-PORTABLE := 08_trainer or 09_collapse or 09b_measures or 11_objectives or 11c_distillation or 12_gradcache or 14_carp or 20_clm or 21_collect
+PORTABLE := 08_trainer or 09_collapse or 09b_measures or 10c_objective_base or 11_objectives or 11c_distillation or 12_gradcache or 14_carp or 20_clm or 21_collect
 
 .PHONY: help setup lab train test pytest test-portable test-all time-suite export check-export clean check-clean outputs docs docs-check readme style layout
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import datasets
@@ -27,7 +28,6 @@ class PairSource:
 
     name: str = ""  # its name in data.pipeline, and in data.sources (alone, or as 'name:argument')
     dedup: str = "pair"  # what data.dedup=auto drops: 'pair' (a repeated pair), 'either' (a repeated passage or review)
-    help: str = ""  # one line for errors and the config's help: what it reads
     catch_all: bool = False  # it accepts any entry of data.sources (a path): asked after every other source
 
     def claims(self, spec: str) -> str | None:
@@ -81,6 +81,13 @@ def pair_source(name: str, key: str = "data.pipeline") -> PairSource:
 MAX_SOURCE_WEIGHT = 1000.0  # the most times an epoch visits a source's pairs (`*W` of data.sources)
 
 
+def _unregistered(spec: str) -> bool:
+    "Whether `spec` reads 'name:argument' with a name no source has (not a path: a file named so stays a table's)."
+    name, colon, _ = spec.partition(":")
+    named = bool(colon and re.fullmatch(r"[A-Za-z][\w.-]+", name)) and name not in PAIR_SOURCES
+    return named and not Path(spec).expanduser().exists()
+
+
 def parse_source(
     spec: str,  # an entry of data.sources: 'stdlib', a table's folder or file, or 'name:argument'; optionally '*W'
 ) -> tuple:
@@ -99,6 +106,9 @@ def parse_source(
     if not spec.strip():
         raise ValueError("data.sources has an empty entry: give 'stdlib' or a table's folder or file")
     for src in sorted(PAIR_SOURCES.values(), key=lambda s: s.catch_all):  # the catch-all last
+        if src.catch_all and _unregistered(spec):
+            raise ValueError(f"data.sources entry {spec!r} names the pair source {spec.partition(':')[0]!r}, which is "
+                             f"not registered (registered: {', '.join(sorted(PAIR_SOURCES))})")  # fmt: skip
         source = src.claims(spec)
         if source is not None:
             return src.name, source, weight
@@ -114,11 +124,8 @@ def source_entries(data) -> list:
 # %% ../nbs/05a_pair_sources.ipynb #a092ca74
 def source_tables(data) -> list:
     "`(config key, path)` of each file or folder a run's `data` section reads pairs from (a table's), in order."
-    if data.sources:
-        found = [(f"data.sources entry {i} {spec!r}", PAIR_SOURCES[n].table(s))
-                 for i, (spec, (n, s, _)) in enumerate(zip(data.sources, map(parse_source, data.sources)))]  # fmt: skip
-    else:
-        found = [("data.source", pair_source(data.pipeline).table(data.source))]
+    keys = [f"data.sources entry {i} {spec!r}" for i, spec in enumerate(data.sources)] or ["data.source"]
+    found = [(key, src.table(source)) for key, (src, source, _) in zip(keys, source_entries(data))]
     return [(key, path) for key, path in found if path]
 
 
@@ -148,7 +155,7 @@ def stdlib_pipeline(data) -> datasets.DatasetDict:
 class StdlibSource(PairSource):
     "The standard library's function source ↔ docstring pairs, grouped by file, labelled by top-level module."
 
-    name, dedup, help = "stdlib", "either", "function source and docstring from this Python's standard library"
+    name, dedup = "stdlib", "either"
 
     def load(self, data) -> datasets.DatasetDict:
         return stdlib_pipeline(data)
@@ -240,7 +247,6 @@ class TableSource(PairSource):
     "A table's passage and review columns (a save_to_disk folder, a local file, a hub name): any entry no other claims."
 
     name, catch_all = "table", True
-    help = "the passage and review columns of a table: data.source is a save_to_disk folder, a local file or a hub name"
 
     def claims(self, spec: str) -> str | None:
         return spec[len("table:") :] if spec.startswith("table:") else spec
@@ -262,7 +268,7 @@ class TableSource(PairSource):
 class QASource(PairSource):
     "Question/answer pairs from JSON lines (`{'question': …, 'answer': …, 'doc': …}`), grouped by document."
 
-    name, help = "qa", "JSON lines of questions and answers"
+    name = "qa"
 
     def load(self, data) -> datasets.DatasetDict:
         rows = [json.loads(line) for line in Path(data.source).read_text().splitlines() if line.strip()]

@@ -289,12 +289,16 @@ def tracked_files(root):
         return [p for p in root.rglob("*") if p.is_file()]
 
 
+def tracked_texts(root):
+    "Each tracked file but this checker (it defines the patterns of rules 6 and 9) with its text (bad bytes replaced)."
+    for path in tracked_files(root):
+        if path.resolve() != Path(__file__).resolve() and path.is_file():
+            yield path, path.read_bytes().decode("utf-8", errors="replace")
+
+
 def check_outside(root, problems):
     "Rule 6: no tracked file names the folder beside the repository (this checker, which defines the pattern, aside)."
-    for path in tracked_files(root):
-        if path.resolve() == Path(__file__).resolve() or not path.is_file():
-            continue
-        text = path.read_bytes().decode("utf-8", errors="replace")
+    for path, text in tracked_texts(root):
         for m in OUTSIDE.finditer(text):
             line = text.count("\n", 0, m.start()) + 1
             problems.append(f"{path.relative_to(root)}:{line}: names {m[0]}, outside the repository; commit the data")
@@ -313,10 +317,7 @@ def machine_paths(text, root):
 
 def check_machine_paths(root, problems):
     "Rule 9: no tracked file names a path of the machine it was made on (this checker, which defines them, aside)."
-    for path in tracked_files(root):
-        if path.resolve() == Path(__file__).resolve() or not path.is_file():
-            continue
-        text = path.read_bytes().decode("utf-8", errors="replace")
+    for path, text in tracked_texts(root):
         for start, found in machine_paths(text, root):
             line = text.count("\n", 0, start) + 1
             problems.append(

@@ -475,13 +475,19 @@ ANNO_PREFIX = re.compile(r"\b(?:magicarp_nb\.(?:\w+\.)*|pathlib\.|typing\.|colle
 
 
 @lru_cache(None)
-def definitions():
-    "A documented name (`final_rows`, `Trainer.fit`, `magicarp_nb.figures.final_rows`) → its definitions' page#anchor."
+def modidx_syms() -> dict:
+    "module → {qualified name: (page#anchor, file)}: nbdev's index of every symbol, magicarp_nb/_modidx.py, read once."
     spec = importlib.util.spec_from_file_location("_modidx", ROOT / "magicarp_nb" / "_modidx.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
+    return mod.d["syms"]
+
+
+@lru_cache(None)
+def definitions():
+    "A documented name (`final_rows`, `Trainer.fit`, `magicarp_nb.figures.final_rows`) → its definitions' page#anchor."
     out = {}
-    for module, syms in mod.d["syms"].items():
+    for module, syms in modidx_syms().items():
         for full, (doc, _) in syms.items():
             for name in (full, full[len(module) + 1 :]):
                 out.setdefault(name, set()).add(doc.lower())
@@ -542,11 +548,8 @@ def resolve_links(md, page, counts: Counter):
 @lru_cache(None)
 def symbols():
     "(page, qualified name) → (module, file) of every symbol nbdev indexed in magicarp_nb/_modidx.py."
-    spec = importlib.util.spec_from_file_location("_modidx", ROOT / "magicarp_nb" / "_modidx.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
     out = {}
-    for module, syms in mod.d["syms"].items():
+    for module, syms in modidx_syms().items():
         for full, (doc, py) in syms.items():
             out[(doc.split("#")[0], full[len(module) + 1 :])] = (module, py)
     return out
