@@ -29,9 +29,10 @@ from .runtime import quiet_transformers
 # %% auto #0
 __all__ = ['MANIFEST', 'MANIFEST_FORMAT', 'CheckpointError', 'ResumeMismatch', 'write_manifest', 'checkpoint_problem',
            'verify_checkpoint', 'recorded_sha256', 'list_checkpoints', 'latest_checkpoint', 'save_model_weights',
-           'load_model_weights', 'save_torch_state', 'load_torch_state', 'TrainState', 'read_train_state',
-           'write_train_state', 'resume_position', 'read_json', 'load_state_into', 'intact_checkpoint', 'set_aside',
-           'best_checkpoint', 'checkpoint_spec', 'resolve_checkpoint', 'select_checkpoints']
+           'read_model_weights', 'load_model_weights', 'save_torch_state', 'load_torch_state', 'TrainState',
+           'read_train_state', 'write_train_state', 'resume_position', 'read_json', 'load_state_into',
+           'intact_checkpoint', 'set_aside', 'best_checkpoint', 'checkpoint_spec', 'resolve_checkpoint',
+           'select_checkpoints']
 
 # %% ../nbs/02b_checkpoints.ipynb #c006
 MANIFEST = "files.json"  # written last into a checkpoint: the size and sha256 of every other file in it
@@ -145,21 +146,25 @@ def latest_checkpoint(run_dir) -> Path | None:
     return cks[-1] if cks else None
 
 # %% ../nbs/02b_checkpoints.ipynb #c013
-def save_model_weights(model: torch.nn.Module, folder: Path) -> None:
+def save_model_weights(
+    model: torch.nn.Module,  # the model whose weights these are
+    folder: Path,
+    state: dict | None = None,  # the whole model's state dict, e.g. gathered by a sharding engine (None: the model's)
+) -> None:
     "Weights into `folder`: `save_pretrained` when the model has it, else `model.safetensors`."
     with writing(Path(folder) / "model.safetensors"):
         if hasattr(model, "save_pretrained"):
             with quiet_transformers():
-                model.save_pretrained(folder)
+                model.save_pretrained(folder, **({} if state is None else {"state_dict": state}))
         else:
-            tensors, left_out = _weights_once(model)
+            tensors, left_out = _weights_once(model.state_dict() if state is None else state)
             safetensors.torch.save_file(tensors, str(folder / "model.safetensors"), metadata=left_out)
 
 
-def _weights_once(model: torch.nn.Module) -> tuple[dict, dict | None]:
+def _weights_once(state: dict) -> tuple[dict, dict | None]:
     """Each weight once, in memory of its own, and the names left out: what `safetensors.torch.save_model` saves
     (a tied weight under the first of its names), also when all weights are views of one buffer (DeepSpeed's ZeRO)."""
-    state, names = model.state_dict(), {}
+    names = {}
     for name, t in state.items():
         key = (t.data_ptr(), t.shape, t.stride(), t.dtype) if t.numel() else name
         names.setdefault(key, []).append(name)
@@ -168,8 +173,8 @@ def _weights_once(model: torch.nn.Module) -> tuple[dict, dict | None]:
     return tensors, left_out or None
 
 
-def load_model_weights(model: torch.nn.Module, folder: Path) -> None:
-    "Load what `save_model_weights` wrote into an existing `model` (tied weights are re-tied)."
+def read_model_weights(model: torch.nn.Module, folder: Path) -> dict:
+    "What `save_model_weights` wrote, checked against `model`'s names and shapes (a tied weight under one name)."
     file = Path(folder) / "model.safetensors"
     try:
         weights = safetensors.torch.load_file(str(file))
@@ -185,13 +190,18 @@ def load_model_weights(model: torch.nn.Module, folder: Path) -> None:
     ]
     if wrong:
         raise CheckpointError(f"the weights {file} do not fit the model: {', '.join(wrong[:3])}")
-    # not safetensors' load_model, which refuses weights that are views of one buffer (DeepSpeed's ZeRO)
-    missing, unexpected = model.load_state_dict(weights, strict=False)
-    if unexpected:
+    if unexpected := [k for k in weights if k not in own]:
         raise CheckpointError(f"the weights {file} hold tensors the model lacks: {unexpected[:5]}")
     tied = {n for n, p in model.named_parameters(remove_duplicate=False)} - {n for n, p in model.named_parameters()}
-    if set(missing) - tied:
-        raise CheckpointError(f"the weights {file} lack tensors of the model: {sorted(set(missing) - tied)[:5]}")
+    if missing := sorted(set(own) - set(weights) - tied):
+        raise CheckpointError(f"the weights {file} lack tensors of the model: {missing[:5]}")
+    return weights
+
+
+def load_model_weights(model: torch.nn.Module, folder: Path) -> None:
+    "Load what `save_model_weights` wrote into an existing `model` (tied weights are re-tied)."
+    # not safetensors' load_model, which refuses weights that are views of one buffer (DeepSpeed's ZeRO)
+    model.load_state_dict(read_model_weights(model, folder), strict=False)
 
 # %% ../nbs/02b_checkpoints.ipynb #c018
 def save_torch_state(state, path) -> Path:
