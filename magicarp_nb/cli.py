@@ -12,6 +12,7 @@ import re
 import sys
 import time
 from dataclasses import dataclass
+from inspect import signature
 from pathlib import Path
 from typing import Callable
 
@@ -165,17 +166,26 @@ def _collect_arguments(c: argparse.ArgumentParser) -> None:
     c.set_defaults(options=model, pass_options=passes, corpus_options=corpus)
 
 
-_MODEL_ONLY = {"--corpus": "corpus", "--out": "out_dir", "--tokenizer": "tokenizer", "--step": "step",
-               "--block-size": "block_size", "--n-stories": "n_stories", "--max-texts": "max_texts",
-               "--analyze": "analyze"}  # fmt: skip
-_RUN_ONLY = {"--checkpoints": "checkpoints", "--shard": "shard", "--ood": "ood"}
+_RUN_TAKES = {
+    "model",
+    *signature(collect_run).parameters,
+    *signature(collect_run_layers).parameters,
+}  # + the positional
+
+
+def _misplaced(c: argparse.ArgumentParser, a: argparse.Namespace, run: bool) -> list:
+    """The options given that the other kind of model takes: those of a model (`collect_model` and its corpus) that
+    neither `collect_run` nor `collect_run_layers` takes, or those of a run that `collect_model` does not."""
+    model_only = [n for n in [*a.options, *a.corpus_options, "analyze"] if n not in _RUN_TAKES]
+    run_only = [n for n in signature(collect_run).parameters if n not in {"run", "settings", *a.options}]
+    return changed_options(c, a, option_flags(c, model_only if run else run_only))
 
 
 @command("collect", "collapse statistics of a run's checkpoints or of any causal LM", _collect_arguments)
 def collect_command(c: argparse.ArgumentParser, a: argparse.Namespace) -> None:
     "`magicarp collect MODEL`: a run's checkpoints (`collect.collect_run`), else any causal LM (`anymodel`)."
     run = model_kind(a.model) == "run"
-    wrong = changed_options(c, a, _MODEL_ONLY if run else _RUN_ONLY)
+    wrong = _misplaced(c, a, run)
     if wrong:
         verb = "is" if len(wrong) == 1 else "are"
         said = (

@@ -20,7 +20,7 @@ import pandas as pd
 import yaml
 
 from .analyze import EXTRA_COLUMNS, PAPER_COLUMNS
-from .measures import MeasureSettings, measure_unit
+from .measures import MeasureSettings, figure_columns, measure_unit
 from .run_names import paper_axes, parse_run_name, seed_setting
 from .runfiles import atomic_write
 from .runtime import FIG_DPI, FONT, figure_grid
@@ -94,20 +94,8 @@ def plot_training_log(
     return fig
 
 # %% ../nbs/30_figures.ipynb #c008
-MEASURES = [
-    "cdnv",
-    "norms_var",
-    "norms_log_var",
-    "etf_error",
-    "interfere_var",
-    "log_kern_mean",
-    "log_kern_var",
-    "dual_error",
-    "simcos_mean",
-    "dists_mean",
-    "agreement",
-]
-"The measures plotted by default (the CSV has more)."
+MEASURES = figure_columns()
+"The measures plotted by default (the CSV has more): each measure's `figure` columns in the registry."
 
 UNITS = {"val_loss": "nats per token", "agreement": "fraction of tokens", "n_params": "parameters"}
 "Units of the plotted columns that are not measures; a measure's is the registry's (`measures.measure_unit`)."

@@ -21,7 +21,8 @@ from .collapse import AgreementStats, CollapseStats
 # %% auto #0
 __all__ = ['NC_COLUMNS', 'PINV_RTOL', 'KERNELS', 'H', 'MEASURES', 'GROUPS', 'kept_classes', 'Moments', 'pair_measures',
            'etf_error', 'row_dots', 'dual_error', 'covariance_ratios', 'orthogonality_deviation', 'Need',
-           'MeasureSettings', 'MeasureInputs', 'Measure', 'measure_columns', 'measure_unit', 'study_columns', 'nc_row']
+           'MeasureSettings', 'MeasureInputs', 'Measure', 'measure_columns', 'measure_unit', 'study_columns',
+           'figure_columns', 'nc_row']
 
 # %% ../nbs/09b_measures.ipynb #c005
 NC_COLUMNS = [
@@ -348,6 +349,7 @@ class Measure:
     needs: tuple = ()  # the `Need`s it reads beside the train pass (a group whose input is missing is skipped)
     kernel_columns: dict = field(default_factory=dict)  # kernel -> the columns it adds when `settings.kernels` has it
     study: tuple = ()  # the columns a scale study reports (`study.STUDY_COLUMNS`)
+    figure: tuple = ()  # the columns the figures draw by default (`figure_columns`)
     whole: tuple = ()  # columns of whole numbers
     units: dict = field(default_factory=dict)  # column -> its unit, or a function of the settings giving it
 
@@ -415,10 +417,15 @@ MEASURES = {
         ("norms_mean", "norms_var", "norms_log_mean", "norms_log_var"),
         _norms,
         study=("norms_var",),
+        figure=("norms_var", "norms_log_var"),
         units={"norms_mean": H, "norms_var": H + "²", "norms_log_mean": f"log {H}", "norms_log_var": "unitless"},
     ),
     "etf": Measure(
-        ("etf_error",), lambda m: {"etf_error": etf_error(m.Mc)}, study=("etf_error",), units=_unitless("etf_error")
+        ("etf_error",),
+        lambda m: {"etf_error": etf_error(m.Mc)},
+        study=("etf_error",),
+        figure=("etf_error",),
+        units=_unitless("etf_error"),
     ),
     "pairs": Measure(
         ("cdnv", "interfere_mean", "interfere_var", "coincident_pairs"),
@@ -428,6 +435,7 @@ MEASURES = {
             "riesz": ("riesz_kern_mean", "riesz_kern_var", "riesz_kern_log_mean"),
         },  # fmt: skip
         study=("cdnv", "log_kern_mean", "log_kern_var"),
+        figure=("cdnv", "interfere_var", "log_kern_mean", "log_kern_var"),
         whole=("coincident_pairs",),
         units={
             "cdnv": _cdnv_unit,
@@ -442,6 +450,7 @@ MEASURES = {
         _dual_group,
         needs=(Need.HEAD,),
         study=("dual_error", "simcos_mean"),
+        figure=("dual_error", "simcos_mean", "dists_mean"),
         units={
             "simdot_mean": f"head × {H}",
             "simdot_var": f"(head × {H})²",
@@ -454,6 +463,7 @@ MEASURES = {
         _agreement_group,
         needs=(Need.AGREEMENT,),
         study=("agreement",),
+        figure=("agreement",),
         whole=("hits", "misses"),
         units={"hits": "tokens", "misses": "tokens"},
     ),  # fmt: skip
@@ -484,11 +494,21 @@ def measure_unit(col: str, settings: MeasureSettings | None = None) -> str | Non
     return None
 
 
+def _in_csv_order(chosen: str) -> list:
+    "The columns each measure lists in its field `chosen`, in the CSV's order (a derived one at its group's place)."
+    order = [*NC_COLUMNS, *measure_columns()]
+    place = {c: order.index(c if c in order else m.columns[0]) for m in MEASURES.values() for c in getattr(m, chosen)}
+    return sorted(place, key=place.get)
+
+
 def study_columns() -> list:
     "The columns a scale study reports, in the CSV's order (a derived column, `agreement`, at its group's place)."
-    order = [*NC_COLUMNS, *measure_columns()]
-    place = {c: order.index(c if c in order else m.columns[0]) for m in MEASURES.values() for c in m.study}
-    return sorted(place, key=place.get)
+    return _in_csv_order("study")
+
+
+def figure_columns() -> list:
+    "The columns the figures draw by default, in the CSV's order."
+    return _in_csv_order("figure")
 
 # %% ../nbs/09b_measures.ipynb #c021
 def _measure_groups(settings: MeasureSettings, **given) -> list:
