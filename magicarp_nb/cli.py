@@ -43,7 +43,14 @@ from .options import add_arguments, call_with, changed_options, cli_words, optio
 from .options import comma_list, executor_params, extra_arg, key_value_arg
 from .options import cutoffs_arg, layers_arg, positions_arg, positive_float, positive_int, shard_arg, whole
 from .measures import GROUPS, KERNELS, MeasureSettings
-from .mining import SAMPLING_STRATEGIES, MiningSettings, SourceSettings, mine_negatives, mined_summary
+from magicarp_nb.mining import (
+    MINING_SIDES,
+    SAMPLING_STRATEGIES,
+    MiningSettings,
+    SourceSettings,
+    mine_negatives,
+    mined_summary,
+)
 from .plugins import OBJECTIVES
 
 # %% auto #0
@@ -356,6 +363,7 @@ def _mine_arguments(m: argparse.ArgumentParser) -> None:
     options += add_arguments(m, mine_negatives, only=("force", "progress"))
     knobs = add_arguments(m, MiningSettings, use_faiss={"flag": "--faiss"}, num_negatives=positive_int,
                           sampling_strategy={"choices": list(SAMPLING_STRATEGIES)}, range_min=whole(0),
+                          side={"choices": list(MINING_SIDES)},
                           range_max=positive_int, block_size=positive_int, batch_size=positive_int)  # fmt: skip
     m.add_argument(
         "config", nargs="*", help="zero-shot: a preset or YAML file, then key=value; a run: data.* key=value"

@@ -12,14 +12,14 @@ from typing import Callable, NamedTuple
 import torch
 from torch.utils.checkpoint import get_device_states, set_device_states
 
-from .candidates import Shard
+from .candidates import Negatives, Shard
 from .distributed import all_reduce_sum, gather_sizes, gather_with_grad, rank_of, world_size_of
 from .encoders import trim_padding
 from .engines import as_backward
 
 # %% auto #0
-__all__ = ['batch_size_of', 'microbatch_indices', 'take', 'RngSnapshot', 'encode_without_graph', 'backward_replayed',
-           'joined_batch', 'StepSettings', 'StepResult', 'contrastive_step', 'recompute_step']
+__all__ = ['SIDE_NAMES', 'batch_size_of', 'microbatch_indices', 'take', 'RngSnapshot', 'encode_without_graph',
+           'backward_replayed', 'joined_batch', 'StepSettings', 'StepResult', 'contrastive_step', 'recompute_step']
 
 # %% ../nbs/12_gradcache.ipynb #c006
 def batch_size_of(batch: dict) -> int:
@@ -143,10 +143,14 @@ def backward_replayed(
             backward(_to_width(e, width), emb.grad[idx.to(emb.device)].to(e.dtype))
 
 # %% ../nbs/12_gradcache.ipynb #c012
-def _no_empty_shard(sizes: list, group) -> None:
-    for side, ns in zip(("passages", "reviews", "negatives"), sizes):
+SIDE_NAMES = ("passages", "reviews", "negatives", "negative passages")
+"The sides of a contrastive step, in the order of its `sides` (the layout of `candidates.Shard.gather`'s `side`)."
+
+
+def _no_empty_shard(sizes: list, layout: list, group) -> None:
+    for side, ns in zip(layout, sizes):
         if world_size_of(group) > 1 and min(ns) == 0:
-            raise ValueError(f"rank {ns.index(0)} has no {side}: every rank needs a non-empty shard")
+            raise ValueError(f"rank {ns.index(0)} has no {SIDE_NAMES[side]}: every rank needs a non-empty shard")
 
 # %% ../nbs/12_gradcache.ipynb #c013
 def joined_batch(batches: list) -> dict:
@@ -173,12 +177,20 @@ def _gather_sides(E: list, sizes: list, group, gather) -> list:
     return out
 
 
-def _shard(sizes: list, group) -> Shard:
+def _shard(sizes: list, layout: list, group) -> Shard:
     "This rank's rows of each side of the global batch, and a gather with gradient for the objective's own rows."
-    rank = rank_of(group)
-    own = [slice(sum(ns[:rank]), sum(ns[: rank + 1])) for ns in sizes]
-    gather = lambda x, side: gather_with_grad(x, group, sizes[side])  # noqa: E731
-    return Shard(own[0], own[2] if len(own) > 2 else slice(0, 0), gather)
+    rank, by_side = rank_of(group), dict(zip(layout, sizes))  # a side's sizes by its place in `SIDE_NAMES`
+    own = {side: slice(sum(ns[:rank]), sum(ns[: rank + 1])) for side, ns in by_side.items()}
+    gather = lambda x, side: gather_with_grad(x, group, by_side[side])  # noqa: E731
+    return Shard(own[0], own.get(2, slice(0, 0)), gather, own.get(3, slice(0, 0)))
+
+
+def _loss_args(gathered: list, layout: list) -> list:
+    "The loss' arguments: `P, R`, then the negative reviews, or `Negatives(reviews or None, passages)` with passages."
+    by_side = dict(zip(layout, gathered))
+    if 3 not in by_side:
+        return gathered
+    return [by_side[0], by_side[1], Negatives(by_side.get(2), by_side[3])]
 
 
 def _padded_tokens(e: torch.Tensor, group) -> torch.Tensor:
@@ -205,17 +217,17 @@ class StepSettings:
 
 
 class StepResult(NamedTuple):
-    "The loss of the global batch and its embeddings, gathered over the ranks and detached (passages, reviews[, N])."
+    "The loss of the global batch and its embeddings, gathered over the ranks and detached, in the layout of `sides`."
 
     loss: torch.Tensor
-    embeddings: tuple
+    embeddings: tuple  # (P, R), (P, R, N), or (P, R, N or None, negative passages)
 
 # %% ../nbs/12_gradcache.ipynb #c014
 def contrastive_step(
     encode_p: Callable,  # dict of tensors (a slice of a batch along dim 0) -> (b, d) passage embeddings
-    encode_r: Callable,  # the same for reviews (and hard negatives)
-    loss_fn: Callable,  # (P, R[, N], shard=None) of the global batch -> loss, or this rank's share given a shard
-    sides: list,  # this rank's passages and reviews (dicts of input_ids, attention_mask, ...), and hard negatives
+    encode_r: Callable,  # the same for reviews (and hard-negative reviews)
+    loss_fn: Callable,  # (P, R[, negatives], shard=None) of the global batch -> loss, or a rank's share given a shard
+    sides: list,  # this rank's passages, reviews[, negative reviews] or [P, R, N or None, negative passages]
     settings: StepSettings | None = None,  # microbatches, local loss, one pass (None: one plain pass)
     scale: float = 1.0,  # multiplies every gradient (1 / batches accumulated)
     backward: Callable | None = None,  # an engine's `Backward` (or a plain backward function; None: autograd's)
@@ -228,15 +240,21 @@ def contrastive_step(
     packs as many length-sorted items into a microbatch as fit in `microbatch_tokens` (an item longer goes alone).
     With `local_loss` over several ranks, each computes only its share (its rows against the global batch), times
     the number of ranks so that the engine's average comes out right; the loss returned is still the global one.
-    With `one_pass`, passages, reviews and negatives are length-sorted together into the same microbatches."""
+    With `one_pass`, passages, reviews and negatives are length-sorted together into the same microbatches.
+    Sides (dicts of input_ids, attention_mask, ...) are `[P, R]`, `[P, R, N]`, or `[P, R, N or None, NP]` with the
+    hard-negative passages NP (encoded by `encode_p`); `loss_fn` then takes `(P, R)`, `(P, R, N)`, or
+    `(P, R, candidates.Negatives(N or None, NP))`, every side gathered over the ranks in rank order."""
     backward, s = as_backward(backward), settings or StepSettings()
     if s.one_pass and encode_p is not encode_r:
         raise ValueError("one_pass needs one shared tower: encode_p and encode_r are different callables")
-    if len(sides) not in (2, 3):
-        raise ValueError(f"a contrastive step takes passages, reviews and optionally negatives, got {len(sides)} sides")
-    inputs = [(encode_p, sides[0])] + [(encode_r, b) for b in sides[1:]]
+    if len(sides) not in (2, 3, 4) or sides[0] is None or sides[1] is None:
+        raise ValueError(f"a contrastive step takes passages, reviews, and optionally negative reviews and negative "
+                         f"passages, got {len(sides)} sides")  # fmt: skip
+    layout = [k for k, b in enumerate(sides) if b is not None]  # which of SIDE_NAMES are given
+    towers = (encode_p, encode_r, encode_r, encode_p)  # a negative passage is encoded as a passage
+    inputs = [(towers[k], sides[k]) for k in layout]
     sizes = [gather_sizes(batch_size_of(b), group) for _, b in inputs]
-    _no_empty_shard(sizes, group)
+    _no_empty_shard(sizes, layout, group)
     n, rank = world_size_of(group), rank_of(group)  # the rank: where its rows of the one pass are
     gather = gather_with_grad if n > 1 else (lambda x, group, ns: x)
     local = s.local_loss and n > 1  # one process: its rows are the whole batch, and the loss is the global one
@@ -247,8 +265,9 @@ def contrastive_step(
         E = E[0].split([z[rank] for z in sizes]) if s.one_pass else E  # the one pass's rows, side by side
         gathered = _gather_sides(list(E), sizes, group, gather)
         if not local:
-            return loss_fn(*gathered), gathered
-        return loss_fn(*gathered, shard=_shard(sizes, group)) * n, gathered  # the shares average to the global loss
+            return loss_fn(*_loss_args(gathered, layout)), gathered
+        share = loss_fn(*_loss_args(gathered, layout), shard=_shard(sizes, layout, group))
+        return share * n, gathered  # the shares average to the global loss
 
     inputs = [(encode_p, joined_batch([b for _, b in inputs]))] if s.one_pass else inputs
     chunks = max(len(microbatch_indices(b, *s.cut())) for _, b in inputs)
@@ -264,7 +283,8 @@ def contrastive_step(
         for k, side in enumerate(cached):  # the last side's last backward reduces everything, once
             backward_replayed(*side, backward, reduce_last=k == len(cached) - 1)
     loss = all_reduce_sum(loss.detach(), group) / n if local else loss.detach()  # the global batch's loss
-    return StepResult(loss, tuple(g.detach() for g in gathered))
+    embeddings = dict(zip(layout, (g.detach() for g in gathered)))
+    return StepResult(loss, tuple(embeddings.get(k) for k in range(len(sides))))
 
 # %% ../nbs/12_gradcache.ipynb #c063
 def recompute_step(

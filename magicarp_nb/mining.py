@@ -36,8 +36,9 @@ from .runtime import seed_everything
 from .settings import apply_overrides, parse_overrides, to_dict
 
 # %% auto #0
-__all__ = ['SAMPLING_STRATEGIES', 'check_knobs', 'mining_candidates', 'hard_negatives', 'MiningSource', 'SourceSettings',
-           'mining_source', 'MiningSettings', 'mining_overrides', 'Mined', 'mine_negatives', 'mined_summary']
+__all__ = ['SAMPLING_STRATEGIES', 'MINING_SIDES', 'MINED_KINDS', 'check_knobs', 'mining_candidates', 'hard_negatives',
+           'MiningSource', 'SourceSettings', 'mining_source', 'MiningSettings', 'mining_overrides', 'Mined',
+           'mine_negatives', 'mined_summary']
 
 # %% ../nbs/19_mining.ipynb #c006
 SAMPLING_STRATEGIES = ("top", "random")
@@ -277,10 +278,15 @@ def mining_source(
     return _checkpoint_source(Path(source).expanduser(), overrides, r.checkpoint)
 
 # %% ../nbs/19_mining.ipynb #c030b
+MINING_SIDES = ("review", "passage", "both")
+"What a mining finds: hard-negative reviews of each passage, hard-negative passages of each review, or both."
+
+
 @dataclass(frozen=True)
 class MiningSettings:
     "The knobs of a mining (`check_knobs`) and of its search, checked when made: what `mine_negatives` takes."
 
+    side: str = "review"  # 'review': reviews of each passage; 'passage': passages of each review; 'both'
     num_negatives: int = 1  # negatives per passage
     range_min: int = 0  # skip this many of the most similar candidates
     range_max: int | None = None  # only the range_max most similar candidates (None: all)
@@ -294,6 +300,8 @@ class MiningSettings:
     batch_size: int = 128  # texts per encoder forward
 
     def __post_init__(self):
+        if self.side not in MINING_SIDES:
+            raise ValueError(f"side={self.side} is not one of {', '.join(MINING_SIDES)}")
         check_knobs(**self.knobs())
         _check_settings(self.seed, self.block_size, self.batch_size)
 
@@ -301,27 +309,44 @@ class MiningSettings:
         "What a negative must satisfy: the arguments of `check_knobs`."
         return {k: getattr(self, k) for k in inspect.signature(check_knobs).parameters}  # check_knobs names them
 
+    def kinds(self) -> tuple:
+        "The kinds of negatives mined, each a side of `MINING_SIDES` but 'both'."
+        return ("review", "passage") if self.side == "both" else (self.side,)
+
     def search(self) -> dict:
         "How `hard_negatives` searches: seed, faiss and block size."
         return {"seed": self.seed, "use_faiss": self.use_faiss, "block_size": self.block_size}
 
 # %% ../nbs/19_mining.ipynb #c032
-def mining_overrides(out_dir, num_negatives: int) -> list[str]:
-    "The config overrides that train a run on a mined table."
-    cols = ",".join(f"negative_{j + 1}" for j in range(num_negatives))
-    return ["data.pipeline=table", f"data.source={Path(out_dir).absolute()}", "data.passage_column=passage",
-            "data.review_column=review", f"data.negative_columns=[{cols}]"]  # fmt: skip
+MINED_KINDS = {  # per kind of negatives: the texts it is, its columns' prefix, the config key that trains on them
+    "review": ("review", "negative", "data.negative_columns"),
+    "passage": ("passage", "negative_passage", "data.negative_passage_columns"),
+}
 
 
-def _table(pairs: PairSplits, negatives: np.ndarray, scores: np.ndarray, positive: np.ndarray) -> datasets.DatasetDict:
-    "train: the pairs with k negatives, their rows and scores; validation: the pairs as they are."
-    train, keep = pairs.train, np.flatnonzero((negatives >= 0).all(1))
-    passages, reviews = train["passage"], train["review"]
-    cols = {"passage": [passages[i] for i in keep], "review": [reviews[i] for i in keep]}
-    for j in range(negatives.shape[1]):
-        cols[f"negative_{j + 1}"] = [reviews[i] for i in negatives[keep, j]]
-    cols["negative_indices"] = negatives[keep].tolist()
-    cols["negative_scores"] = scores[keep].astype(np.float64).tolist()
+def mining_overrides(out_dir, num_negatives: int, side: str = "review") -> list[str]:
+    "The config overrides that train a run on a mined table (of `side`: 'review', 'passage' or 'both')."
+    out = ["data.pipeline=table", f"data.source={Path(out_dir).absolute()}", "data.passage_column=passage",
+           "data.review_column=review"]  # fmt: skip
+    for kind in MiningSettings(side=side).kinds():
+        _, prefix, key = MINED_KINDS[kind]
+        out.append(f"{key}=[{','.join(f'{prefix}_{j + 1}' for j in range(num_negatives))}]")
+    return out
+
+
+def _table(pairs: PairSplits, found: dict) -> datasets.DatasetDict:
+    """train: the pairs with k negatives of each kind mined (`found[kind]`: train rows, scores, positive), their rows
+    and scores; validation: the pairs as they are."""
+    train, keep = pairs.train, np.flatnonzero(np.all([(f[0] >= 0).all(1) for f in found.values()], 0))
+    cols = {"passage": [train["passage"][i] for i in keep], "review": [train["review"][i] for i in keep]}
+    for kind, (negatives, scores, _) in found.items():
+        texts, prefix, _ = MINED_KINDS[kind]
+        texts = train[texts]
+        for j in range(negatives.shape[1]):
+            cols[f"{prefix}_{j + 1}"] = [texts[i] for i in negatives[keep, j]]
+        cols[f"{prefix}_indices"] = negatives[keep].tolist()
+        cols[f"{prefix}_scores"] = scores[keep].astype(np.float64).tolist()
+    positive = next(iter(found.values()))[2]  # the pair's own cosine (reviews' search first: as it always was)
     cols["positive_score"] = positive[keep].astype(np.float64).tolist()
     validation = pairs.validation.select_columns(["passage", "review"])
     return datasets.DatasetDict(train=datasets.Dataset.from_dict(cols), validation=validation)
@@ -408,22 +433,35 @@ class Mined(NamedTuple):
     record: dict
 
 
-def _counts(pairs: PairSplits, found: dict, n_candidates: int) -> dict:
-    kept = (found["negatives"] >= 0).all(1)
-    counts = {"train_read": len(pairs.train), "candidates": n_candidates, "train_kept": int(kept.sum()),
-              "dropped_few_candidates": int((~kept).sum()), "validation": len(pairs.validation)}  # fmt: skip
+_COUNTED = {"review": ("candidates", "mean_negative_score", "reviews"),  # per kind: its counts' keys, its texts
+            "passage": ("passage_candidates", "mean_negative_passage_score", "passages")}  # fmt: skip
+
+
+def _counts(pairs: PairSplits, found: dict, n_candidates: dict) -> dict:
+    "What a mining read, kept and dropped, and the mean cosines, of each kind of negatives mined."
+    kept = np.all([(f["negatives"] >= 0).all(1) for f in found.values()], 0)
+    counts = {"train_read": len(pairs.train)} | {_COUNTED[kind][0]: n for kind, n in n_candidates.items()}
+    counts |= {"train_kept": int(kept.sum()), "dropped_few_candidates": int((~kept).sum()),
+               "validation": len(pairs.validation)}  # fmt: skip
     if kept.any():
-        counts["mean_positive_score"] = float(found["positive"][kept].mean())
-        counts["mean_negative_score"] = float(found["scores"][kept].mean())
+        counts["mean_positive_score"] = float(next(iter(found.values()))["positive"][kept].mean())
+        for kind, f in found.items():
+            counts[_COUNTED[kind][1]] = float(f["scores"][kept].mean())
     return counts
+
+
+def _candidates_said(counts: dict) -> str:
+    "'the 40 distinct train reviews' (and/or passages) that a mining searched."
+    said = [f"{counts[key]} distinct train {texts}" for key, _, texts in _COUNTED.values() if key in counts]
+    return "the " + " and ".join(said)
 
 
 def _check_counts(counts: dict, knobs: dict, out) -> None:
     "Fail when no pair keeps its negatives (naming the knobs to loosen); warn when some are dropped."
     said = ", ".join(f"{k}={v}" for k, v in knobs.items() if v is not None and k != "sampling_strategy")
     if not counts["train_kept"]:
-        raise ValueError(f"no train pair has enough eligible negatives among the {counts['candidates']} distinct "
-                         f"train reviews ({said}): lower num_negatives or loosen the others")  # fmt: skip
+        raise ValueError(f"no train pair has enough eligible negatives among {_candidates_said(counts)} ({said}): "
+                         "lower num_negatives or loosen the others")  # fmt: skip
     if counts["dropped_few_candidates"]:
         warnings.warn(f"{counts['dropped_few_candidates']} of {counts['train_read']} train pairs have fewer than "
                       f"{knobs['num_negatives']} eligible negatives ({said}) and are left out of the mined table"
@@ -435,18 +473,29 @@ def _prompts(model: CarpModel) -> dict:
     said = {f"{side}_prompt": model.tower(side)[1] for side in ("passage", "review")}
     return said if any(said.values()) else {}
 
-
+# %% ../nbs/19_mining.ipynb #7fb27b941602401d91542211134fc71a
 def _mine(src: MiningSource, pairs: PairSplits, settings: MiningSettings, progress: bool):
-    "Encode the train passages and the distinct train reviews, search, choose: `(table, counts)`."
+    """Encode the train passages and the distinct train reviews, search, choose: `(table, counts)`. Negative reviews:
+    each pair's passage ranks the distinct reviews; negative passages, the mirror: its review ranks the distinct
+    passages, by the same rules with the sides swapped (never its own passage, nor a passage of its review's text)."""
     train = pairs.train
     rows, own, forbidden = mining_candidates(train["passage"], train["review"])
     model, tok, length, reviews = src.model, src.tokenizer, src.max_length, train["review"]
     (p_enc, p_prompt), (r_enc, r_prompt) = model.tower("passage"), model.tower("review")  # each side's prompt
     P = encode_texts(p_enc, tok, train["passage"], length, settings.batch_size, progress, prompt=p_prompt)
     R = encode_texts(r_enc, tok, [reviews[i] for i in rows], length, settings.batch_size, progress, prompt=r_prompt)
-    found = hard_negatives(P, R, own, forbidden, **settings.knobs(), **settings.search(), progress=progress)
-    negatives = np.where(found["negatives"] >= 0, rows[found["negatives"].clip(0)], -1)
-    return _table(pairs, negatives, found["scores"], found["positive"]), _counts(pairs, found, len(rows))
+    search = {"review": (P, R, rows, own, forbidden)}  # queries, candidates, their train rows, own, never
+    if "passage" in settings.kinds():
+        p_rows, p_own, p_forbidden = mining_candidates(train["review"], train["passage"])  # the mirror
+        search["passage"] = (R[torch.as_tensor(own)], P[torch.as_tensor(p_rows)], p_rows, p_own, p_forbidden)
+    found, table = {}, {}
+    for kind in settings.kinds():
+        Q, C, at, mine_own, never = search[kind]
+        f = found[kind] = hard_negatives(
+            Q, C, mine_own, never, **settings.knobs(), **settings.search(), progress=progress
+        )
+        table[kind] = (np.where(f["negatives"] >= 0, at[f["negatives"].clip(0)], -1), f["scores"], f["positive"])
+    return _table(pairs, table), _counts(pairs, found, {kind: len(search[kind][2]) for kind in found})
 
 # %% ../nbs/19_mining.ipynb #c034
 def mine_negatives(
@@ -458,7 +507,8 @@ def mine_negatives(
     force: bool = False,  # replace what out_dir holds
     progress: bool = True,  # tqdm bars while encoding and searching
 ) -> Mined:
-    "Hard negatives of the train pairs among the train reviews, by `source`'s towers; the table written to `out_dir`."
+    """Hard negatives of the train pairs among the train reviews (or passages: `settings.side`), by `source`'s towers;
+    the table written to `out_dir`."""
     settings = settings or MiningSettings()  # checked when made: before anything is read
     src = mining_source(source, reading)
     if pairs is None and src.cfg is None:
@@ -475,7 +525,8 @@ def mine_negatives(
                   "source": {**src.record, "max_length": src.max_length, **_prompts(src.model)},
                   "data": None if given else to_dict(src.cfg.data), "pairs_report": pairs.report, "counts": counts,
                   "columns": dsd["train"].column_names,
-                  "overrides": mining_overrides(out, settings.num_negatives) if out else None}  # fmt: skip
+                  "overrides": mining_overrides(out, settings.num_negatives, settings.side) if out else None,
+                  }  # fmt: skip
         if out:
             _write_mined(out, dsd, record)
     return Mined(dsd, record)
@@ -484,11 +535,22 @@ def mine_negatives(
 def mined_summary(record: dict) -> str:
     "What a mining kept and dropped, and the overrides that train on its table (what `magicarp mine` prints)."
     c, k = record["counts"], record["knobs"]["num_negatives"]
+    side = record["knobs"].get("side", "review")  # a record of before `side` mined reviews
+    each = {"review": f"{k} negative(s)", "passage": f"{k} negative passage(s)",
+            "both": f"{k} negative review(s) and {k} negative passage(s)"}[side]  # fmt: skip
     lines = [
-        f"{c['train_kept']} of {c['train_read']} train pairs kept with {k} negative(s) each, mined among "
-        + f"{c['candidates']} distinct train reviews; {c['dropped_few_candidates']} dropped (too few candidates); "
+        f"{c['train_kept']} of {c['train_read']} train pairs kept with {each} each, mined among "
+        + f"{_candidates_said(c).removeprefix('the ')}; {c['dropped_few_candidates']} dropped (too few candidates); "
         + f"{c['validation']} validation pairs as they were",
-        f"mean cosine: positive {c['mean_positive_score']:.4f}, negatives {c['mean_negative_score']:.4f}",
+        f"mean cosine: positive {c['mean_positive_score']:.4f}"
+        + "".join(
+            f", {name} {c[key]:.4f}"
+            for key, name in (
+                ("mean_negative_score", "negatives"),
+                ("mean_negative_passage_score", "negative passages"),
+            )
+            if key in c
+        ),  # fmt: skip
     ]
     if record["overrides"]:
         lines += [f"table: {record['out_dir']}", f"train on it with: {shlex.join(record['overrides'])}"]

@@ -40,7 +40,7 @@ class PairSource:
         "Fail, naming the key, when `data` (a `PairDataConfig`) cannot give this source's pairs (before any write)."
 
     def load(self, data) -> datasets.DatasetDict:
-        "The raw pairs of `data.source` (`passage`, `review`, and optionally `group`, `label`, `negatives`, `scores`)."
+        "The raw pairs of `data.source` (`passage`, `review`; optionally `group`, `label`, hard negatives, `scores`)."
         raise NotImplementedError(f"{type(self).__name__} must define load(data)")
 
     def labels(self, groups: list) -> list:
@@ -193,8 +193,15 @@ def _named_columns(cfg) -> tuple:
             f"data.negative_columns={named} must name distinct columns other than data.passage_column "
             f"({cfg.passage_column!r}) and data.review_column ({cfg.review_column!r})"
         )
+    passages = list(getattr(cfg, "negative_passage_columns", ()))
+    if len(set(passages)) < len(passages) or {cfg.passage_column, cfg.review_column, *named} & set(passages):
+        raise ValueError(
+            f"data.negative_passage_columns={passages} must name distinct columns other than data.passage_column "
+            f"({cfg.passage_column!r}), data.review_column ({cfg.review_column!r}) and data.negative_columns"
+        )
     scored = tuple(getattr(cfg, "score_columns", ()))
-    if scored and (len(scored) != 2 or not named or set(scored) & {cfg.passage_column, cfg.review_column, *named}):
+    texts = {cfg.passage_column, cfg.review_column, *named, *passages}
+    if scored and (len(scored) != 2 or not named or set(scored) & texts):
         raise ValueError(
             f"data.score_columns={list(scored)} must name two other columns, the review's score and the list of the "
             f"hard negatives' scores, beside data.negative_columns={named} (a teacher scores the negatives)"
@@ -202,6 +209,19 @@ def _named_columns(cfg) -> tuple:
     return named, scored
 
 # %% ../nbs/05a_pair_sources.ipynb #1c7181df
+def _check_split(cfg, ds: datasets.Dataset, split: str, wanted: tuple, texts: list) -> None:
+    "Fail, naming the columns there are, when a split lacks a `wanted` column or a text column holds no text."
+    missing = [c for c in wanted if c not in ds.column_names]
+    if missing:
+        raise KeyError(
+            f"pairs {cfg.source!r} split '{split}' has no column {missing[0]!r}; columns: {ds.column_names} "
+            "(set data.passage_column, data.review_column, data.negative_columns, data.negative_passage_columns, "
+            "data.score_columns and data.label_column)"
+        )
+    for column, key in texts:
+        check_text_column(ds, column, f"pairs {cfg.source!r} split '{split}'", key)
+
+# %% ../nbs/05a_pair_sources.ipynb #4bd9d0d6
 def table_pipeline(cfg) -> datasets.DatasetDict:
     "Pairs from the passage and review columns of a table (`cfg.source`), grouped by cleaned passage; labels optional."
     if not cfg.source:
@@ -214,18 +234,13 @@ def table_pipeline(cfg) -> datasets.DatasetDict:
             continue
         ds = dsd[split]
         negatives = tuple(cfg.negative_columns) if split == "train" else ()  # validation ranks in-split only
-        wanted = (cfg.passage_column, cfg.review_column, *negatives) + ((cfg.label_column,) if cfg.label_column else ())
+        passages = tuple(getattr(cfg, "negative_passage_columns", ())) if split == "train" else ()
+        wanted = (cfg.passage_column, cfg.review_column, *negatives, *passages)
+        wanted += (cfg.label_column,) if cfg.label_column else ()
         wanted += scored if split == "train" else ()
-        missing = [c for c in wanted if c not in ds.column_names]
-        if missing:
-            raise KeyError(
-                f"pairs {cfg.source!r} split '{split}' has no column {missing[0]!r}; columns: {ds.column_names} "
-                "(set data.passage_column, data.review_column, data.negative_columns, data.score_columns and "
-                "data.label_column)"
-            )
         named = [(cfg.passage_column, "data.passage_column"), (cfg.review_column, "data.review_column")]
-        for column, key in named + [(c, "data.negative_columns") for c in negatives]:
-            check_text_column(ds, column, f"pairs {cfg.source!r} split '{split}'", key)
+        named += [(c, "data.negative_columns") for c in negatives]
+        _check_split(cfg, ds, split, wanted, named + [(c, "data.negative_passage_columns") for c in passages])
         cols = {
             "passage": [p or "" for p in ds[cfg.passage_column]],
             "review": [r or "" for r in ds[cfg.review_column]],
@@ -234,6 +249,8 @@ def table_pipeline(cfg) -> datasets.DatasetDict:
             cols["label"] = ["" if x is None else str(x) for x in ds[cfg.label_column]]
         if negatives:  # one list of texts per pair, carried through cleaning like labels
             cols["negatives"] = [list(n) for n in zip(*([x or "" for x in ds[c]] for c in negatives))]
+        if passages:  # the same for the hard-negative passages of each review
+            cols["negative_passages"] = [list(n) for n in zip(*([x or "" for x in ds[c]] for c in passages))]
         if scored and split == "train":  # per pair, the teacher's [review, *negatives] scores
             cols["scores"] = teacher_scores(ds, scored, len(negatives), f"pairs {cfg.source!r} split 'train'")
         out[split] = datasets.Dataset.from_dict(cols)

@@ -22,9 +22,10 @@ from .settings import registrar
 from .pair_sources import pair_source
 
 # %% auto #0
-__all__ = ['COLLATORS', 'register_collator', 'canonical_text', 'PairSplits', 'clean_pairs', 'in_validation', 'load_pairs',
-           'seeded_generator', 'duplicate_mask', 'negative_mask', 'pad_ids', 'check_prompt', 'tokenize_texts',
-           'TokenizedPairs', 'MLMMasking', 'SpanCrop', 'crop_collator']
+__all__ = ['MASK_KEYS', 'COLLATORS', 'register_collator', 'canonical_text', 'PairSplits', 'clean_pairs', 'in_validation',
+           'load_pairs', 'seeded_generator', 'duplicate_mask', 'negative_mask', 'negative_passage_mask',
+           'candidate_mask', 'pad_ids', 'check_prompt', 'tokenize_texts', 'TokenizedPairs', 'batch_sides', 'MLMMasking',
+           'SpanCrop', 'crop_collator']
 
 # %% ../nbs/05b_pairs.ipynb #8e570244
 _ZERO_WIDTH = {0x200B: None, 0x200C: None, 0x200D: None, 0x2060: None, 0xFEFF: None}  # removed by `str.translate`
@@ -53,8 +54,9 @@ def clean_pairs(
     counts = {"read": len(ds), "dropped_empty": 0, "dropped_short": 0, "dropped_duplicate": 0}
     grouped = "group" in ds.column_names  # else a pair's group is its canonical passage: "P Q" and "P  Q " are one
     others = {c: ds[c] for c in ds.column_names if c not in ("passage", "review")}
-    if "negatives" in others:  # hard negatives are texts too: stripped (an empty one: `load_pairs`, after the split)
-        others["negatives"] = [[n.strip() for n in row] for row in others["negatives"]]
+    for kind in ("negatives", "negative_passages"):  # hard negatives are texts too: stripped (an empty one:
+        if kind in others:  # `load_pairs`, after the split)
+            others[kind] = [[n.strip() for n in row] for row in others[kind]]
     seen_p, seen_r, seen_pair, keep = set(), set(), set(), {c: [] for c in ["passage", "review", "group", *others]}
     for i, (p, r) in enumerate(zip(ds["passage"], ds["review"])):
         p, r = (p or "").strip(), (r or "").strip()  # trained on as they are: indentation matters to a tokenizer
@@ -91,16 +93,27 @@ def _subset(ds: datasets.Dataset, n: int | None, seed: int) -> datasets.Dataset:
     return ds.select(sorted(np.random.default_rng(seed).choice(len(ds), size=n, replace=False).tolist()))
 
 # %% ../nbs/05b_pairs.ipynb #c009
+_NEGATIVE_KINDS = {  # the column of each kind of hard negatives, the split's texts it must not repeat, what is counted
+    "negatives": ("review", "negative_validation_overlap", "train hard negatives that are validation reviews"),
+    "negative_passages": ("passage", "negative_passage_validation_overlap",
+                          "train hard-negative passages that are validation passages"),
+}  # fmt: skip
+
+
 def _settle_negatives(train, validation, report: dict, source: str) -> tuple:
     "Train pairs with every negative given, validation without negatives, and what that dropped or shares, warned."
-    validation = validation.remove_columns([c for c in ("negatives", "scores") if c in validation.column_names])
-    full = [i for i, row in enumerate(train["negatives"]) if all(map(canonical_text, row))]
+    kinds = [k for k in _NEGATIVE_KINDS if k in train.column_names]  # reviews, passages or both
+    validation = validation.remove_columns([c for c in (*kinds, "scores") if c in validation.column_names])
+    full = [i for i, rows in enumerate(zip(*(train[k] for k in kinds))) if all(map(canonical_text, sum(rows, [])))]
     report["dropped_no_negative"] = len(train) - len(full)
     train = train.select(full) if report["dropped_no_negative"] else train
-    held = set(map(canonical_text, validation["review"]))  # a copy with other white space is the same review
-    report["negative_validation_overlap"] = sum(canonical_text(n) in held for row in train["negatives"] for n in row)
-    for key, what in (("dropped_no_negative", "train pairs with an empty hard negative left out"),
-                      ("negative_validation_overlap", "train hard negatives that are validation reviews")):  # fmt: skip
+    said = [("dropped_no_negative", "train pairs with an empty hard negative left out")]
+    for kind in kinds:
+        side, key, what = _NEGATIVE_KINDS[kind]
+        held = set(map(canonical_text, validation[side]))  # a copy with other white space is the same text
+        report[key] = sum(canonical_text(n) in held for row in train[kind] for n in row)
+        said.append((key, what))
+    for key, what in said:
         if report[key]:
             warnings.warn(f"{report[key]} {what} ({key}) in the pairs of {source!r}", stacklevel=3)
     return train, validation, report
@@ -108,11 +121,13 @@ def _settle_negatives(train, validation, report: dict, source: str) -> tuple:
 
 def _check_gives(cfg, columns: list) -> None:
     "The negatives and scores the config names are columns the pipeline gives (a table's), else an error."
-    if cfg.negative_columns and "negatives" not in columns:
-        raise ValueError(
-            f"data.negative_columns={list(cfg.negative_columns)} but pipeline '{cfg.pipeline}' gives no negatives: "
-            "they are columns of a table (data.pipeline=table); `magicarp mine RUN` writes one"
-        )
+    for key, kind in (("negative_columns", "negatives"), ("negative_passage_columns", "negative_passages")):
+        named = getattr(cfg, key, ())
+        if named and kind not in columns:
+            raise ValueError(
+                f"data.{key}={list(named)} but pipeline '{cfg.pipeline}' gives no {kind.replace('_', ' ')}: "
+                "they are columns of a table (data.pipeline=table); `magicarp mine RUN` writes one"
+            )
     if getattr(cfg, "score_columns", ()) and "scores" not in columns:
         raise ValueError(
             f"data.score_columns={list(cfg.score_columns)} but pipeline '{cfg.pipeline}' gives no scores: they are "
@@ -146,7 +161,7 @@ def load_pairs(cfg) -> PairSplits:
             "have a passage that also occurs in training: held-out metrics will be optimistic",
             stacklevel=2,
         )
-    if cfg.negative_columns:
+    if cfg.negative_columns or getattr(cfg, "negative_passage_columns", ()):
         train, validation, report = _settle_negatives(train, validation, report, cfg.source)
     train = _subset(train, cfg.max_pairs, cfg.split_seed)
     validation = _subset(validation, cfg.max_val_pairs, cfg.split_seed + 1)
@@ -189,6 +204,35 @@ def negative_mask(
     return mask
 
 
+def negative_passage_mask(
+    passage_keys: torch.Tensor,  # (B,) one id per distinct passage
+    review_keys: torch.Tensor,  # (B,) one id per distinct review
+    negative_passage_keys: torch.Tensor,  # (M,) the negative passages' ids, from the passages' numbering, pair-major
+    known: torch.Tensor | None = None,  # (M,) True where a negative passage is a passage of its own review anywhere
+) -> torch.Tensor:
+    "(M, B) bool, true where negative passage m is the text of a passage of review j: `negative_mask`'s mirror."
+    return negative_mask(review_keys, passage_keys, negative_passage_keys, known).T
+
+
+def candidate_mask(
+    passage_keys: torch.Tensor,  # (B,) one id per distinct passage
+    review_keys: torch.Tensor,  # (B,) one id per distinct review
+    negative_keys: torch.Tensor | None = None,  # (N,) the hard-negative reviews' ids (None: none)
+    negative_known: torch.Tensor | None = None,  # (N,) which of them are a review of their own passage anywhere
+    negative_passage_keys: torch.Tensor | None = None,  # (M,) the hard-negative passages' ids (None: none)
+    negative_passage_known: torch.Tensor | None = None,  # (M,) which of them are a passage of their own review
+) -> torch.Tensor:
+    """(B [+ M], B [+ N]) the mask of every candidate of a batch, from its keys: rows the passages then the negative
+    passages, columns the reviews then the negative reviews (`candidates.with_negatives`' layout)."""
+    mask = duplicate_mask(passage_keys, review_keys)
+    if negative_keys is not None:
+        mask = torch.cat([mask, negative_mask(passage_keys, review_keys, negative_keys, negative_known)], 1)
+    if negative_passage_keys is None:
+        return mask
+    rows = negative_passage_mask(passage_keys, review_keys, negative_passage_keys, negative_passage_known)
+    return torch.cat([mask, torch.nn.functional.pad(rows, (0, mask.shape[1] - len(passage_keys)), value=False)])
+
+# %% ../nbs/05b_pairs.ipynb #df4dabb7
 def pad_ids(
     seqs: list,  # token id lists
     pad_id: int,  # id written into the padding
@@ -208,11 +252,12 @@ def _keys(seqs: list, ids: dict | None = None) -> torch.Tensor:
     return torch.tensor([ids.setdefault(tuple(s), len(ids)) for s in seqs], dtype=torch.long)
 
 
-def _tokenized_negatives(negatives, tokenize, texts: dict, passage_keys, review_keys) -> tuple:
-    "`(k, ids, keys, known)` of the hard negatives, pair-major; `known`: a review of its own passage in all the pairs."
+def _tokenized_negatives(negatives, tokenize, texts: dict, passage_keys, review_keys, what="negatives") -> tuple:
+    """`(k, ids, keys, known)` of the hard negatives, pair-major; `known`: a review of its own passage in all the pairs
+    (for negative passages, called with the sides swapped: a passage of its own review)."""
     k = len(negatives[0]) if negatives else 0
     if negatives and {len(n) for n in negatives} != {k}:
-        raise ValueError(f"every pair needs the same number of negatives, got {sorted({len(n) for n in negatives})}")
+        raise ValueError(f"every pair needs the same number of {what}, got {sorted({len(n) for n in negatives})}")
     ids = tokenize([t for n in negatives for t in n]) if k else []
     keys = _keys(ids, texts)  # a negative with a review's text gets that review's key
     reviews_of = {}  # passage key -> the keys of all its reviews
@@ -248,7 +293,7 @@ def tokenize_texts(
 
 # %% ../nbs/05b_pairs.ipynb #c020
 class TokenizedPairs:
-    "Pairs (and their hard negatives) as token ids cut to `max_length`; `collate` pads batches with duplicate masks."
+    "Pairs (and hard negatives of both kinds) as token ids cut to `max_length`; `collate` pads batches with masks."
 
     def __init__(
         self,
@@ -261,19 +306,22 @@ class TokenizedPairs:
         passage_prompt: str = "",  # put before every passage (`encoder.passage_prompt`)
         review_prompt: str = "",  # put before every review and hard negative (`encoder.review_prompt`)
         scores: list | None = None,  # per pair, a teacher's scores of its review and its k negatives (`teacher`)
+        negative_passages: list | None = None,  # per pair, k' hard-negative passage texts (the same k' for all)
     ):
         if len(passages) != len(reviews) or (negatives is not None and len(negatives) != len(passages)):
             raise ValueError(f"{len(passages)} passages, {len(reviews)} reviews and {len(negatives or [])} negatives")
+        if negative_passages is not None and len(negative_passages) != len(passages):
+            raise ValueError(f"{len(passages)} passages and {len(negative_passages)} lists of negative passages")
         if max_length < 2:
             raise ValueError(f"max_length must be at least 2 tokens, got {max_length}")
         self.max_length = max_length
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
         if self.pad_id is None:
             raise ValueError("the tokenizer has neither a pad nor an eos token to pad with")
-        texts = {}
+        texts, passage_texts = {}, {}  # one numbering per side: a negative with a text of its side shares its key
         self.passage_ids = tokenize_texts(tokenizer, passages, max_length, passage_prompt)
         self.review_ids = tokenize_texts(tokenizer, reviews, max_length, review_prompt)
-        self.passage_keys, self.review_keys = _keys(self.passage_ids), _keys(self.review_ids, texts)
+        self.passage_keys, self.review_keys = _keys(self.passage_ids, passage_texts), _keys(self.review_ids, texts)
         self.k, self.negative_ids, self.negative_keys, self.negative_known = _tokenized_negatives(
             negatives,
             lambda t: tokenize_texts(tokenizer, t, max_length, review_prompt),
@@ -281,6 +329,16 @@ class TokenizedPairs:
             self.passage_keys,
             self.review_keys,
         )  # pair-major: pair i's k in a row
+        self.kp, self.negative_passage_ids, self.negative_passage_keys, self.negative_passage_known = (
+            _tokenized_negatives(
+                negative_passages,
+                lambda t: tokenize_texts(tokenizer, t, max_length, passage_prompt),
+                passage_texts,
+                self.review_keys,  # the mirror: a passage of its own review is not its negative
+                self.passage_keys,
+                "negative passages",
+            )
+        )  # pair-major: pair i's k' in a row
         self.scores = None if scores is None else torch.tensor(scores, dtype=torch.float32).reshape(len(passages), -1)
         if self.scores is not None and (not self.k or self.scores.shape[1] != 1 + self.k):
             raise ValueError(f"teacher scores of {self.scores.shape[1]} candidates a pair; the pairs have {self.k} "
@@ -297,7 +355,7 @@ def collate(
     indices,  # the pairs of the batch
     collators: list | None = None,  # applied after the fixed part (None: the pairs' own `collators`)
 ) -> dict:
-    "The batch of `indices`: `passage`, `review` (and `negatives`), duplicate masks, keys, then collators."
+    "The batch of `indices`: `passage`, `review` (and `negatives`, `negative_passages`), masks, keys, then collators."
     idx = torch.as_tensor(indices, dtype=torch.long).reshape(-1).tolist()
     pk, rk = self.passage_keys[idx], self.review_keys[idx]
     batch = {
@@ -312,22 +370,46 @@ def collate(
         batch["negatives"] = pad_ids([self.negative_ids[n] for n in neg], self.pad_id)
         batch["negative_keys"], batch["negative_known"] = self.negative_keys[neg], self.negative_known[neg]
         batch["negative_duplicates"] = negative_mask(pk, rk, batch["negative_keys"], batch["negative_known"])
+    if self.kp:  # the batch's B·k' negative passages, pair-major, and which of them are a review's own passages
+        neg = [i * self.kp + j for i in idx for j in range(self.kp)]
+        batch["negative_passages"] = pad_ids([self.negative_passage_ids[n] for n in neg], self.pad_id)
+        keys, known = self.negative_passage_keys[neg], self.negative_passage_known[neg]
+        batch["negative_passage_keys"], batch["negative_passage_known"] = keys, known
+        batch["negative_passage_duplicates"] = negative_passage_mask(pk, rk, keys, known)  # (B·k', B)
     if self.scores is not None:  # (B, 1 + k): pair i's teacher scores of its review, then of its k negatives
         batch["teacher"] = self.scores[idx]
     for collator in self.collators if collators is None else collators:
         batch = collator(batch, idx)
     return batch
 
+
+MASK_KEYS = {"passage_keys": 0, "review_keys": 1, "negative_keys": 2, "negative_known": 2,
+             "negative_passage_keys": 3, "negative_passage_known": 3}  # fmt: skip
+"The entries of a batch that rebuild its `candidate_mask`, with the side whose rows each follows (`batch_sides`)."
+
+
+def batch_sides(batch: dict) -> list:
+    """The sides of a batch in `gradcache.contrastive_step`'s layout: `[passages, reviews]`, then the negative
+    reviews, or, with negative passages, `[passages, reviews, negative reviews or None, negative passages]`."""
+    sides = [batch["passage"], batch["review"]]
+    if "negative_passages" in batch:
+        return sides + [batch.get("negatives"), batch["negative_passages"]]
+    return sides + ([batch["negatives"]] if "negatives" in batch else [])
+
 # %% ../nbs/05b_pairs.ipynb #c021
 @patch
 def fingerprint(self: TokenizedPairs) -> str:
-    "sha256 of every token id, both sides and the hard negatives (and teacher scores): what a resume must see again."
+    "sha256 of every token id, both sides and both kinds of hard negatives (and teacher scores): what a resume sees."
     h = hashlib.sha256(str(self.max_length).encode())
     for seq in self.passage_ids + self.review_ids:
         h.update(np.asarray(seq, dtype=np.int64).tobytes() + b"|")
     if self.k:  # only then, so that pairs without negatives keep their fingerprint
         h.update(f"negatives:{self.k}".encode())
         for seq in self.negative_ids:
+            h.update(np.asarray(seq, dtype=np.int64).tobytes() + b"|")
+    if self.kp:  # likewise the negative passages
+        h.update(f"negative passages:{self.kp}".encode())
+        for seq in self.negative_passage_ids:
             h.update(np.asarray(seq, dtype=np.int64).tobytes() + b"|")
     if self.scores is not None:  # the teacher's scores too, as float32 bytes
         h.update(b"teacher:" + self.scores.numpy().tobytes())
