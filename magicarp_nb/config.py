@@ -152,6 +152,12 @@ class TrainConfig:
         None,
         "DeepSpeed ZeRO under torchrun (any task): a shipped config (zero1, zero2) or a JSON file (None: off)",
     )
+    fsdp: bool = opt(
+        False, "FSDP2 under torchrun (any task): every transformer block's weights, gradients and AdamW state sharded"
+    )
+    tower_parallel: bool = opt(
+        False, "CARP with two towers, an even number of ranks: half hold the passage tower, half the review tower"
+    )
 
 # %% ../nbs/00b_config.ipynb #c026
 @dataclass
@@ -266,6 +272,16 @@ class EncoderConfig:
         "texts per backbone call, grouped by length so that short texts skip long ones' padding (None: all at once)",
         ge=1,
     )
+    lora_r: Optional[int] = opt(
+        None, "LoRA adapters (peft) of this rank on the backbone, whose own weights stay frozen (None: off)", ge=1
+    )
+    lora_alpha: float = opt(
+        16.0, "LoRA's scaling numerator: the adapters' update is scaled by lora_alpha / lora_r", gt=0
+    )
+    lora_dropout: float = opt(0.0, "dropout on the adapters' input", ge=0, lt=1)
+    lora_targets: tuple[str, ...] = opt(
+        (), "module names that get adapters, e.g. [query, value] (): peft's default for the backbone's architecture"
+    )
 
 # %% ../nbs/00b_config.ipynb #c029
 @dataclass
@@ -337,9 +353,10 @@ class PairDataConfig:
         "", "for 'table': a column of class labels for the probe and collapse rows of run_eval ('': none)"
     )
     negative_columns: tuple[str, ...] = opt(
-        (),
-        "for 'table': columns of hard-negative reviews of each passage (e.g. negative_1 of magicarp mine), extra "
-        "candidates of every passage of the global batch; () none",
+        (), "for 'table': columns of hard-negative reviews of each passage (magicarp mine's negative_1, ...); () none"
+    )
+    negative_passage_columns: tuple[str, ...] = opt(
+        (), "for 'table': columns of hard-negative passages of each review (magicarp mine --side passage); () none"
     )
     score_columns: tuple[str, ...] = opt(
         (),

@@ -10,12 +10,14 @@ import os
 import time
 
 import torch
+from torch.distributed.tensor import DTensor
 
 from .config import EncoderConfig, TrainConfig
 from .distributed import ThreadGroup, all_gather, default_backend, launch_local, process_group, rank_of
 from .distributed import world_size_of
 from .encoders import build_encoder
 from .engines import TorchEngine
+from .fsdp import FSDPEngine
 from .gradcache import StepSettings, contrastive_step, take
 from . import distillation  # noqa: F401  registers momentum, margin_mse and kl_distill, checked by name
 from .objectives import OBJECTIVES, make_objective
@@ -33,9 +35,16 @@ def _check_batch(n: int, vocab: int, device) -> dict:
     return {"input_ids": (ids * mask).to(device), "attention_mask": mask.to(device)}
 
 
+def _whole(t: torch.Tensor) -> torch.Tensor:
+    "`t` whole: a sharded gradient (FSDP2's DTensor) gathered from every rank (a collective), else `t`."
+    return t.full_tensor() if isinstance(t, DTensor) else t
+
+
 def _rel_diff(params: list, ref: list) -> float:
     "The relative gradient difference over all parameters together, or over the last (the logit scale), the larger."
-    got = [p.grad if p.grad is not None else torch.zeros_like(p) for p in params]
+    got = [
+        _whole(p.grad) if p.grad is not None else torch.zeros(p.shape, dtype=p.dtype, device=p.device) for p in params
+    ]
     flat_got, flat_ref = (torch.cat([g.double().flatten() for g in gs]) for gs in (got, ref))
     scale_diff = float((got[-1] - ref[-1]).abs() / ref[-1].abs())
     return max(float((flat_got - flat_ref).norm() / flat_ref.norm()), scale_diff)
@@ -49,14 +58,17 @@ def check_distributed_step(
     objectives: tuple = ("infonce",),  # objective names, each checked with a fresh tower
     local_loss: bool = True,  # each rank computes its own rows' share (False: every rank the global batch's loss)
     negatives: bool = False,  # one hard negative per pair, a third side
+    fsdp: bool = False,  # through FSDP2's engine (`train.fsdp`) instead of DDP's
 ) -> dict:
-    "Join torchrun's group; the N-rank step through the torch engine vs one process: gradient difference, reductions."
+    "Join torchrun's group; the N-rank step through the engine vs one process: gradient difference, reductions."
     with process_group(backend) as group:  # the engine (DDP) ends inside the call, before the group does
-        args = (global_batch, microbatch_size, backend, dtype, tuple(objectives), local_loss, negatives)
+        args = (global_batch, microbatch_size, backend, dtype, tuple(objectives), local_loss, negatives, fsdp)
         return _check_in_group(group, *args)
 
 # %% ../nbs/12b_distributed_check.ipynb #c008
-def _check_objective(group, name: str, device, dtype: str, B: int, negatives: bool, microbatch_size: int, local: bool):
+def _check_objective(
+    group, name, device, dtype: str, B: int, negatives: bool, microbatch_size: int, local: bool, fsdp: bool
+):
     "`[relative gradient difference, seconds, reductions]` of one objective: the N-rank step vs one process."
     torch.manual_seed(0)
     cls = OBJECTIVES[name]  # token features for an objective that reads them; InfoNCE's temperature where it has one
@@ -82,8 +94,12 @@ def _check_objective(group, name: str, device, dtype: str, B: int, negatives: bo
     contrastive_step(enc, enc, loss_fn, sides, StepSettings(microbatch_size), group=one)
     ref = [p.grad.clone() if p.grad is not None else torch.zeros_like(p) for p in params]
     model.zero_grad(set_to_none=True)
-    engine, idx = TorchEngine(), torch.arange(B).tensor_split(world_size_of(group))[rank_of(group)].to(device)
-    engine.setup(model, torch.optim.SGD(model.parameters(), lr=0.0), TrainConfig(), group)
+    engine, idx = (
+        FSDPEngine() if fsdp else TorchEngine(),
+        torch.arange(B).tensor_split(world_size_of(group))[rank_of(group)],
+    )
+    engine.setup(model, torch.optim.SGD(model.parameters(), lr=0.0), TrainConfig(fsdp=fsdp), group)
+    params, idx = [*enc.parameters(), *obj.parameters()], idx.to(device)  # FSDP2's are new (sharded) weights
     start, shard = time.perf_counter(), [None if b is None else take(b, idx) for b in batches]
     settings = StepSettings(microbatch_size, local_loss=local)
     sides = [s for s in shard if s is not None]
@@ -91,12 +107,12 @@ def _check_objective(group, name: str, device, dtype: str, B: int, negatives: bo
     engine.reduce_gradients()
     return [_rel_diff(params, ref), time.perf_counter() - start, engine.reductions]
 
-
-def _check_in_group(group, global_batch, microbatch_size, backend, dtype, objectives, local_loss, negatives) -> dict:
+# %% ../nbs/12b_distributed_check.ipynb #d2aa1a49
+def _check_in_group(group, global_batch, microbatch_size, backend, dtype, objectives, local_loss, negatives, fsdp):
     rank, n = rank_of(group), world_size_of(group)
     on_gpu = (backend or default_backend()) == "nccl"
     device = torch.device("cuda", torch.cuda.current_device()) if on_gpu else torch.device("cpu")
-    args = (device, dtype, global_batch, negatives, microbatch_size, local_loss)
+    args = (device, dtype, global_batch, negatives, microbatch_size, local_loss, fsdp)
     found = {o: _check_objective(group, o, *args) for o in objectives}
     diff, seconds = max(f[0] for f in found.values()), sum(f[1] for f in found.values())
     reductions = max(f[2] for f in found.values())  # each objective's step: exactly one
@@ -106,6 +122,7 @@ def _check_in_group(group, global_batch, microbatch_size, backend, dtype, object
         rank=rank,
         world_size=n,
         backend=(backend or default_backend()) if n > 1 else "none",
+        engine="fsdp" if fsdp else "torch",
         max_rel_diff=diff,
         step_seconds=seconds,
         reductions=reductions,
@@ -123,7 +140,9 @@ def check_report(result: dict, tolerance: float) -> tuple[bool, str]:
     head = "rank  max rel. grad diff  step (s)  reductions"
     loss = "local" if result.get("local_loss") else "global"
     objectives = ", ".join(f"{o} {d:.1e}" for o, d in result.get("objectives", {}).items())
-    rows = [f"world size {result['world_size']}, backend {result['backend']}, {loss} loss; rank 0: {objectives}", head]
+    engine = "" if result.get("engine", "torch") == "torch" else f", engine {result['engine']}"
+    where = f"world size {result['world_size']}, backend {result['backend']}{engine}"
+    rows = [f"{where}, {loss} loss; rank 0: {objectives}", head]
     rows += [f"{r['rank']:>4}  {r['max_rel_diff']:>18.2e}  {r['step_seconds']:>8.3f}  {r.get('reductions', '-'):>10}"
              for r in result["per_rank"]]  # fmt: skip
     worst = max(r["max_rel_diff"] for r in result["per_rank"])
@@ -137,7 +156,7 @@ def check_report(result: dict, tolerance: float) -> tuple[bool, str]:
         ok = ok and once
     return ok, "\n".join(rows)
 
-
+# %% ../nbs/12b_distributed_check.ipynb #7b82d7a7
 def check_distributed(
     nproc: int | None = None,  # processes to start (None: the visible GPUs, else 2)
     tolerance: float = 1e-5,  # largest relative gradient difference accepted
@@ -147,9 +166,10 @@ def check_distributed(
     objectives: tuple = ("infonce",),  # objective names, each checked in turn
     local_loss: bool = True,  # each rank computes its own rows' share of the loss (False: every rank all of it)
     negatives: bool = False,  # one hard negative per pair, a third side
+    fsdp: bool = False,  # through FSDP2's engine (`train.fsdp`) instead of DDP's
 ) -> int:
     "Run the distributed self-check (in torchrun's ranks when launched by it, else in `nproc` new processes)."
-    args = (global_batch, microbatch_size, backend, "float64", tuple(objectives), local_loss, negatives)
+    args = (global_batch, microbatch_size, backend, "float64", tuple(objectives), local_loss, negatives, fsdp)
     unknown = [o for o in objectives if o not in OBJECTIVES]
     if unknown:
         raise ValueError(f"unknown objectives {unknown}; registered: {', '.join(sorted(OBJECTIVES))}")
@@ -164,12 +184,17 @@ def check_distributed(
     ranks = int(os.environ.get("WORLD_SIZE", nproc))
     if global_batch < 2 * ranks:
         raise ValueError(f"global_batch={global_batch} must give each of the {ranks} ranks at least 2 pairs")
+    if fsdp and global_batch % ranks:  # every forward through FSDP2 is a collective: the same microbatches everywhere
+        raise ValueError(
+            f"with fsdp the ranks must share global_batch={global_batch} evenly: use a multiple of {ranks}"
+        )
     if backend == "nccl" and not torch.cuda.is_available():
         raise ValueError("backend=nccl needs CUDA GPUs, which this machine does not have; use gloo")
     if "WORLD_SIZE" in os.environ:  # torchrun started us: every rank runs the check, rank 0 reports
         result = check_distributed_step(*args)
     else:
-        result = check_distributed_step(*args) if nproc == 1 else launch_local(check_distributed_step, nproc, args)[0]
+        alone = nproc == 1 and not fsdp  # FSDP2 needs a process group, also of one
+        result = check_distributed_step(*args) if alone else launch_local(check_distributed_step, nproc, args)[0]
     ok, text = check_report(result, tolerance)
     if result["rank"] == 0:
         print(text)

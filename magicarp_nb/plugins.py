@@ -10,6 +10,7 @@ import pandas as pd
 from .carp import CarpTask
 from .clm import CLMTask
 from .corpora import CORPORA
+from .engines import ENGINES  # DeepSpeed's, and FSDP2's (registered by the trainer's import)
 from .distillation import KLDistill, MarginMSE, MomentumDistill
 from .measures import MEASURES
 from .objectives import CLOOB, FILIP, OBJECTIVES, InfoNCE, SigLIP, VICReg
@@ -28,8 +29,8 @@ BUILT_IN = {
 "Classes of the built-in plugins that other modules build on (the rest: every entry of the registries below)."
 
 REGISTRIES = {"task": TASKS, "objective": OBJECTIVES, "pair source": PAIR_SOURCES, "corpus": CORPORA,
-              "measure": MEASURES}  # fmt: skip
-"Every registry of plugins, by kind: name -> the task, objective class, source, corpus or measure."
+              "measure": MEASURES, "engine": ENGINES}  # fmt: skip
+"Every registry of plugins, by kind: name -> the task, objective class, source, corpus, measure or engine."
 
 
 def plugin_table() -> pd.DataFrame:

@@ -19,18 +19,21 @@ from typing import Callable
 import pandas as pd
 import torch
 from fastcore.basics import patch
+from torch.distributed.tensor import DTensor
 from tqdm import tqdm
 
 from .config import TrainConfig
 from .data import epoch_order
-from .distributed import barrier, epoch_shares, mean_over_ranks, rank_of, share_weights, world_size_of
+from .distributed import all_reduce_sum, barrier, epoch_shares, mean_over_ranks, rank_of, share_weights
+from .distributed import world_size_of
 from .engines import Engine, TorchEngine, TrainStep, check_engine, check_step, make_engine
+from .fsdp import FSDPEngine
 from .runfiles import atomic_write, checkpoint_folders, checkpoint_name, replace_dir, run_lock, writing
-from .checkpoints import CheckpointError, ResumeMismatch, TrainState, intact_checkpoint, load_model_weights
+from .checkpoints import CheckpointError, ResumeMismatch, TrainState, intact_checkpoint, read_model_weights
 from .checkpoints import load_state_into
 from .checkpoints import load_torch_state, read_json, read_train_state, resume_position, save_model_weights
 from .checkpoints import save_torch_state, set_aside, verify_checkpoint, write_manifest, write_train_state
-from .runtime import MetricWindow, nonfinite_names, open_trackers, to_device, tracker_names
+from .runtime import MetricWindow, open_trackers, to_device, tracker_names
 from .runtime import autocast_context, load_rng_state, resolve_device, save_rng_state
 from .runtime import default_optimizer, enable_gradient_checkpointing
 from .schedulers import make_scheduler
@@ -39,8 +42,8 @@ from .schedulers import make_scheduler
 __all__ = ['RESUME_MAY_CHANGE', 'TrainParts', 'Trainer', 'TrainResult']
 
 # %% ../nbs/08_trainer.ipynb #c006
-RESUME_MAY_CHANGE = ("train.batch_size", "train.grad_accum", "train.report_to")
-"Config keys a resumed run may change: the per-rank batch and accumulation (another number of ranks), trackers."
+RESUME_MAY_CHANGE = ("train.batch_size", "train.grad_accum", "train.fsdp", "train.tower_parallel", "train.report_to")
+"Config keys a resumed run may change: the per-rank batch and accumulation, FSDP2, towers in parallel, trackers."
 
 # %% ../nbs/08_trainer.ipynb #c007w
 @dataclass
@@ -127,13 +130,14 @@ def save_checkpoint(self: Trainer) -> Path:
     name = checkpoint_name(self.state.global_step)
     final, tmp = self.run_dir / name, self.run_dir / f".{name}.tmp"
     optim = self.engine.optimizer_state(self.group)  # a collective
+    weights = self.engine.model_state(self.model, self.group)  # a collective: the whole model, on rank 0
     if self.rank != 0:
         barrier(self.group)
         return final
     shutil.rmtree(tmp, ignore_errors=True)
     with writing(tmp):  # a full disk names the checkpoint (and the file, where it is ours)
         tmp.mkdir(parents=True)
-        save_model_weights(self.model, tmp)
+        save_model_weights(self.model, tmp, state=weights)
         save_torch_state(optim, tmp / "optimizer.pt")
         save_torch_state(self.scheduler.state_dict(), tmp / "scheduler.pt")
         save_rng_state(tmp / "rng_state.safetensors")
@@ -186,7 +190,7 @@ def load_checkpoint(self: Trainer, path) -> None:
         )
     for key, cb in mine.items():
         cb.load_state_dict(saved[key], self)
-    load_model_weights(self.model, path)
+    self.engine.load_model_state(self.model, read_model_weights(self.model, path))  # into what this rank holds
     optim = load_torch_state(path / "optimizer.pt", map_location=self.device)
     self.engine.load_optimizer_state(optim, path)
     load_state_into(self.scheduler, load_torch_state(path / "scheduler.pt"), path / "scheduler.pt")
@@ -279,11 +283,22 @@ def _intact(self: Trainer) -> str:
 
 
 @patch
+def _nonfinite(self: Trainer, named) -> list[str]:
+    """The names among `(name, tensor)` pairs (None skipped) whose tensor holds a NaN or an infinity on some rank: a
+    sharded one (FSDP2's DTensor) is checked shard by shard and the ranks' verdicts summed, so that all stop alike."""
+    named = [(n, t) for n, t in named if t is not None]
+    if not named:
+        return []
+    bad = torch.stack([~torch.isfinite(t.to_local() if isinstance(t, DTensor) else t.detach()).all() for _, t in named])
+    if self.world_size > 1 and any(isinstance(t, DTensor) for _, t in named):  # whole tensors: the same on every rank
+        bad = all_reduce_sum(bad.int(), self.group) > 0
+    return [n for (n, _), b in zip(named, bad.tolist()) if b]
+
+
+@patch
 def _check_weights(self: Trainer, where: str) -> None:
     "Stop when the step just taken made a weight non-finite: nothing after it is saved (one check, one sync)."
-    params = [p.detach() for p in self.model.parameters()]
-    if params and not bool(torch.stack([torch.isfinite(p).all() for p in params]).all()):
-        bad = nonfinite_names(self.model.named_parameters())
+    if bad := self._nonfinite(self.model.named_parameters()):
         raise FloatingPointError(
             f"the update of {where} made {len(bad)} weights non-finite, e.g. {bad[:3]} (train.lr="
             f"{self.optimizer.param_groups[0]['lr']:.3g}); nothing after it was saved. {self._intact()}"
@@ -303,7 +318,7 @@ def optimizer_step(self: Trainer, group: list[torch.Tensor]) -> dict:
     problem = None
     if not math.isfinite(metrics["loss"]):
         problem = f"non-finite loss ({metrics['loss']}) at {where}"
-    elif bad := nonfinite_names((n, p.grad) for n, p in self.model.named_parameters()):
+    elif bad := self._nonfinite((n, p.grad) for n, p in self.model.named_parameters()):
         problem = f"non-finite gradient at {where} in {len(bad)} parameters, e.g. {bad[:3]}"
     if problem is not None:
         if self.cfg.nan_policy == "stop":
@@ -480,7 +495,7 @@ class TrainResult:
     def summary(self) -> dict:
         "The run's scalars in one flat dict: metrics, facts, gradient reductions over ranks, skipped steps, wall time."
         t, reductions = self.trainer, {}
-        if t is not None and t.world_size > 1 and isinstance(t.engine, TorchEngine):
+        if t is not None and t.world_size > 1 and isinstance(t.engine, (TorchEngine, FSDPEngine)):
             reductions["gradient_reductions"] = t.engine.reductions
         if t is not None and t.cfg.nan_policy == "skip":  # the steps train.nan_policy=skip dropped (0: none)
             reductions["skipped_steps"] = t.state.skipped_steps
