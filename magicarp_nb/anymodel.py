@@ -45,9 +45,12 @@ def _from_name(cls, src: str, what: str):
             return cls.from_pretrained(str(path))
     if path.exists() or src.startswith((".", "/", "~")):
         raise FileNotFoundError(f"{what} folder {path} does not exist (or is not a folder)")
+    offline = dict(local_files_only=True)  # the local hub cache, without network
+    if cls is not AutoTokenizer:  # with peft installed, transformers also asks the hub for an adapter config
+        offline["adapter_kwargs"] = dict(local_files_only=True)  # unless told (5 retries, 23 s without network)
     try:
         with quiet_transformers():
-            return cls.from_pretrained(src, local_files_only=True)  # the local hub cache, without network
+            return cls.from_pretrained(src, **offline)
     except OSError:
         require_hub(f"{what} {src!r}", f"No folder of that name is here either. {_HUB_HINT}")
     with quiet_transformers():

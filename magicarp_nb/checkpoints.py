@@ -5,6 +5,7 @@
 # %% ../nbs/02b_checkpoints.ipynb #c003
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import pickle
@@ -27,12 +28,12 @@ from magicarp_nb.runfiles import (
 from .runtime import quiet_transformers
 
 # %% auto #0
-__all__ = ['MANIFEST', 'MANIFEST_FORMAT', 'CheckpointError', 'ResumeMismatch', 'write_manifest', 'checkpoint_problem',
-           'verify_checkpoint', 'recorded_sha256', 'list_checkpoints', 'latest_checkpoint', 'save_model_weights',
-           'read_model_weights', 'load_model_weights', 'save_torch_state', 'load_torch_state', 'TrainState',
-           'read_train_state', 'write_train_state', 'resume_position', 'read_json', 'load_state_into',
-           'intact_checkpoint', 'set_aside', 'best_checkpoint', 'checkpoint_spec', 'resolve_checkpoint',
-           'select_checkpoints']
+__all__ = ['MANIFEST', 'MANIFEST_FORMAT', 'BASES', 'CheckpointError', 'ResumeMismatch', 'write_manifest', 'checkpoint_problem',
+           'verify_checkpoint', 'recorded_sha256', 'list_checkpoints', 'latest_checkpoint', 'FrozenBase',
+           'tensors_sha256', 'frozen_bases', 'save_model_weights', 'read_model_weights', 'load_model_weights',
+           'save_torch_state', 'load_torch_state', 'TrainState', 'read_train_state', 'write_train_state',
+           'resume_position', 'read_json', 'load_state_into', 'intact_checkpoint', 'set_aside', 'best_checkpoint',
+           'checkpoint_spec', 'resolve_checkpoint', 'select_checkpoints']
 
 # %% ../nbs/02b_checkpoints.ipynb #c006
 MANIFEST = "files.json"  # written last into a checkpoint: the size and sha256 of every other file in it
@@ -145,20 +146,93 @@ def latest_checkpoint(run_dir) -> Path | None:
     cks = list_checkpoints(run_dir)
     return cks[-1] if cks else None
 
+# %% ../nbs/02b_checkpoints.ipynb #c016c
+class FrozenBase:
+    """A module whose frozen base weights a checkpoint leaves out, naming them by their sha256 instead (a backbone
+    with LoRA adapters: `lora.LoraBackbone`); `save_model_weights` and `read_model_weights` ask every submodule."""
+
+    def base_keys(self) -> list[str]:
+        "The names, in this module's state dict, of the base's tensors."
+        raise NotImplementedError
+
+    def base_sha256(self) -> str:
+        "The sha256 of the base (`tensors_sha256` of its state dict), taken when it was loaded."
+        raise NotImplementedError
+
+
+BASES = "magicarp_nb.frozen_bases"  # the safetensors metadata key: JSON {prefix: sha256 of that frozen base}
+
+
+def tensors_sha256(state: dict) -> str:
+    "The sha256 of named tensors: each name, dtype, shape and bytes, in the order of the names."
+    h = hashlib.sha256()
+    for name in sorted(state):
+        t = state[name].detach().cpu().contiguous()
+        h.update(f"{name}|{t.dtype}|{tuple(t.shape)}\n".encode())
+        h.update(t.reshape(-1).view(torch.uint8).numpy())
+    return h.hexdigest()
+
+
+def frozen_bases(model: torch.nn.Module) -> dict:
+    "Each `FrozenBase` of `model` by its prefix in the model's state dict (a module under two names: both)."
+    return {
+        f"{n}." if n else "": m for n, m in model.named_modules(remove_duplicate=False) if isinstance(m, FrozenBase)
+    }
+
+
+def _base_keys(model: torch.nn.Module, bases: dict) -> set:
+    "The state-dict keys of `model` that hold a frozen base's tensor, weights tied to one of them included."
+    keys = {prefix + k for prefix, m in bases.items() for k in m.base_keys()}
+    names = {}
+    for n, t in [*model.named_parameters(remove_duplicate=False), *model.named_buffers(remove_duplicate=False)]:
+        names.setdefault(id(t), []).append(n)
+    return keys | {n for same in names.values() if keys.intersection(same) for n in same}
+
+
+def _without_bases(model: torch.nn.Module, state: dict, bases: dict) -> tuple:
+    "`(state, metadata)`: `state` less the frozen bases' tensors, and the record of their sha256 (none: as is)."
+    if not bases:
+        return state, {}
+    skip, params = _base_keys(model, bases), dict(model.named_parameters(remove_duplicate=False))
+    if trained := sorted(k for k in skip if k in params and params[k].requires_grad):
+        raise ValueError(f"the frozen base weights {trained[:3]} require a gradient: a checkpoint leaves the base out, "
+                         "so what training did to them would be lost; keep the base frozen")  # fmt: skip
+    record = json.dumps({prefix: m.base_sha256() for prefix, m in bases.items()}, sort_keys=True)
+    return {k: v for k, v in state.items() if k not in skip}, {BASES: record}
+
+
+def _check_bases(file: Path, bases: dict, saved: dict) -> None:
+    """Refuse weights recorded on other frozen bases than the model's `bases` (another place, or another sha256):
+    a sound checkpoint that this model cannot take (`ResumeMismatch`: a resume tries no older one, of the same base)."""
+    if set(saved) != set(bases):
+        where = lambda d: sorted(p.rstrip(".") or "the model" for p in d) or "none"  # noqa: E731
+        raise ResumeMismatch(f"the weights {file} leave out frozen bases at {where(saved)}, and the model has them at "
+                             f"{where(bases)}: build the model as the run that wrote them did (its adapters: "
+                             "encoder.lora_r)")  # fmt: skip
+    for prefix, m in bases.items():
+        if saved[prefix] != m.base_sha256():
+            raise ResumeMismatch(f"the weights {file} hold adapters trained on another base: the base of "
+                                 f"{prefix.rstrip('.') or 'the model'} had sha256 {saved[prefix]} and the model's has "
+                                 f"{m.base_sha256()}; load the base they were trained on")  # fmt: skip
+
 # %% ../nbs/02b_checkpoints.ipynb #c013
 def save_model_weights(
     model: torch.nn.Module,  # the model whose weights these are
     folder: Path,
     state: dict | None = None,  # the whole model's state dict, e.g. gathered by a sharding engine (None: the model's)
 ) -> None:
-    "Weights into `folder`: `save_pretrained` when the model has it, else `model.safetensors`."
+    """Weights into `folder`: `save_pretrained` when the model has it, else `model.safetensors`, less the tensors of
+    any `FrozenBase`, whose sha256 the file's metadata records."""
+    bases = frozen_bases(model)
     with writing(Path(folder) / "model.safetensors"):
-        if hasattr(model, "save_pretrained"):
+        if hasattr(model, "save_pretrained") and not bases:
             with quiet_transformers():
                 model.save_pretrained(folder, **({} if state is None else {"state_dict": state}))
-        else:
-            tensors, left_out = _weights_once(model.state_dict() if state is None else state)
-            safetensors.torch.save_file(tensors, str(folder / "model.safetensors"), metadata=left_out)
+            return
+        state, record = _without_bases(model, model.state_dict() if state is None else state, bases)
+        tensors, left_out = _weights_once(state)
+        metadata = {**(left_out or {}), **record} or None
+        safetensors.torch.save_file(tensors, str(folder / "model.safetensors"), metadata=metadata)
 
 
 def _weights_once(state: dict) -> tuple[dict, dict | None]:
@@ -172,16 +246,23 @@ def _weights_once(state: dict) -> tuple[dict, dict | None]:
     left_out = {n: min(same) for same in names.values() for n in sorted(same) if n != min(same)}
     return tensors, left_out or None
 
-
+# %% ../nbs/02b_checkpoints.ipynb #c013b
 def read_model_weights(model: torch.nn.Module, folder: Path) -> dict:
-    "What `save_model_weights` wrote, checked against `model`'s names and shapes (a tied weight under one name)."
+    """What `save_model_weights` wrote, checked against `model`'s names and shapes (a tied weight under one name):
+    every tensor of the model but those of a `FrozenBase`, whose sha256 must be the one recorded."""
     file = Path(folder) / "model.safetensors"
     try:
+        with safetensors.safe_open(str(file), "pt") as f:
+            saved = json.loads((f.metadata() or {}).get(BASES, "{}"))
+        if not isinstance(saved, dict):
+            raise ValueError(f"its metadata {BASES} is not a mapping")
         weights = safetensors.torch.load_file(str(file))
-    except (OSError, safetensors.SafetensorError) as e:
+    except (OSError, ValueError, safetensors.SafetensorError) as e:
         raise CheckpointError(
             f"cannot read the weights {file} ({type(e).__name__}: {e}); it is missing or damaged"
         ) from None
+    bases = frozen_bases(model)
+    _check_bases(file, bases, saved)
     own = model.state_dict()
     wrong = [
         f"{k} {tuple(t.shape)} (the model's: {tuple(own[k].shape)})"
@@ -193,7 +274,7 @@ def read_model_weights(model: torch.nn.Module, folder: Path) -> dict:
     if unexpected := [k for k in weights if k not in own]:
         raise CheckpointError(f"the weights {file} hold tensors the model lacks: {unexpected[:5]}")
     tied = {n for n, p in model.named_parameters(remove_duplicate=False)} - {n for n, p in model.named_parameters()}
-    if missing := sorted(set(own) - set(weights) - tied):
+    if missing := sorted(set(own) - set(weights) - tied - _base_keys(model, bases)):
         raise CheckpointError(f"the weights {file} lack tensors of the model: {missing[:5]}")
     return weights
 

@@ -16,6 +16,7 @@ from .carp import load_carp
 from .carp_eval import carp_checkpoint
 from .checkpoints import read_train_state, recorded_sha256
 from .encoders import DirectProjection
+from .lora import merged
 from .pair_sources import source_card
 from .runfiles import LOCK_NAME, atomic_write, check_out_folder, run_lock
 
@@ -40,6 +41,7 @@ def sentence_transformers_modules(encoder, tokenizer, max_length: int, workdir: 
     if not isinstance(proj, kinds):
         raise ValueError(f"the projection {type(proj).__name__} (encoder.projection=mlp, magiCARP's head) has no "
                          "sentence-transformers module; exportable projections: none, linear, direct")  # fmt: skip
+    encoder = merged(encoder)  # LoRA adapters added into the backbone's weights: a plain transformer is written
     workdir.mkdir(parents=True, exist_ok=True)
     encoder.backbone.save_pretrained(workdir)
     if tokenizer.pad_token is None:  # a decoder's: the tower pads with end-of-text, and so must the export
