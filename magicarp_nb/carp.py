@@ -18,8 +18,7 @@ from torch import nn
 from .config import CarpConfig, config_yaml, load_config
 from .settings import ConfigValueError, check_name
 from .pair_sources import pair_source
-from .pairs import COLLATORS, MLMMasking, TokenizedPairs, duplicate_mask, load_pairs
-from .pairs import negative_mask
+from .pairs import COLLATORS, MASK_KEYS, MLMMasking, TokenizedPairs, batch_sides, candidate_mask
 from .encoders import build_encoder, trim_padding
 from .engines import TrainStep, as_backward, check_engine_config
 from .distributed import barrier, gather_sizes, gather_with_grad, rank_of, world_size_of
@@ -30,90 +29,18 @@ from .distillation import check_reach, check_table_scores, check_teacher, check_
 from .distillation import towers_folder
 from .mixing import check_sources, load_pairs_of, source_batch_order, source_validation
 from .retrieval import evaluate_pairs
-from .checkpoints import load_model_weights, recorded_sha256, verify_checkpoint
-from .runtime import parse_device, quiet_transformers, seed_everything, tracker_names
+from .towers import TowerPlacement, check_tower_parallel, evaluate_placed, place_model, place_towers
+from .towers import tower_batch_order
+from .carp_model import CarpModel, build_carp, carp_run_name, has_mlm_phase, load_carp
+from .checkpoints import recorded_sha256, verify_checkpoint
+from .runtime import parse_device, seed_everything, tracker_names
 from .schedulers import SCHEDULES, Phase, PhaseScheduler, set_schedule
 from .tasks import Setup, Task, register_task, run_task
 from .trainer import Trainer, TrainResult
 
 # %% auto #0
-__all__ = ['CARP', 'CarpModel', 'build_carp', 'has_mlm_phase', 'carp_run_name', 'Guide', 'make_guide', 'carp_step',
-           'step_settings', 'configured_step', 'mlm_step', 'carp_phases', 'train_carp', 'load_carp', 'check_carp',
-           'CarpTask']
-
-# %% ../nbs/14_carp.ipynb #c006
-class CarpModel(nn.Module):
-    "Passage and review towers (one module when shared), each side's prompt, and the objective (the logit scale's)."
-
-    def __init__(self, passage_encoder: nn.Module, review_encoder: nn.Module, objective: nn.Module,
-                 passage_prompt: str = "", review_prompt: str = ""):  # fmt: skip
-        super().__init__()
-        self.passage_encoder, self.review_encoder, self.objective = passage_encoder, review_encoder, objective
-        self.passage_prompt, self.review_prompt = passage_prompt, review_prompt  # `encoder.*_prompt`
-        if objective.needs_ema:  # EMA towers for the objective's soft targets (momentum distillation), no gradient
-            self.momentum_passage = copy.deepcopy(passage_encoder).requires_grad_(False)
-            self.momentum_review = self.momentum_passage if self.shared else copy.deepcopy(review_encoder)
-            self.momentum_review.requires_grad_(False)
-
-    @property
-    def shared(self) -> bool:
-        return self.passage_encoder is self.review_encoder
-
-    def tower(self, side: str) -> tuple:
-        "`(encoder, prompt)` that encode the texts of a side: 'passage', or 'review' (and hard-negative reviews)."
-        if side not in ("passage", "review"):
-            raise ValueError(f"a side of the pairs is 'passage' or 'review', got {side!r}")
-        return (self.passage_encoder, self.passage_prompt) if side == "passage" else (self.review_encoder,
-                                                                                      self.review_prompt)  # fmt: skip
-
-    @torch.no_grad()
-    def update_momentum(self) -> None:
-        "Move the EMA towers toward the towers: `ema = momentum × ema + (1 − momentum) × online` (after each step)."
-        m = self.objective.ema_decay
-        pairs = [(self.passage_encoder, self.momentum_passage)]
-        pairs += [] if self.shared else [(self.review_encoder, self.momentum_review)]
-        for online, ema in pairs:
-            for p, q in zip(online.parameters(), ema.parameters()):
-                q.mul_(m).add_(p.detach(), alpha=1 - m)
-
-    def encode_passages(self, batch: dict) -> torch.Tensor:
-        return self.passage_encoder(batch)
-
-    def encode_reviews(self, batch: dict) -> torch.Tensor:
-        return self.review_encoder(batch)
-
-    def forward(self, passage: dict, review: dict, duplicates: torch.Tensor | None = None) -> torch.Tensor:
-        "The loss of a batch in one plain pass (training uses the microbatched `carp_step`)."
-        return self.objective(self.encode_passages(passage), self.encode_reviews(review), duplicates)
-
-
-def build_carp(
-    cfg: CarpConfig,  # encoder and objective settings
-    backbones: tuple | None = None,  # (passage, review) backbone folders replacing cfg.encoder.backbone
-) -> tuple:
-    "`(model, tokenizer, max_length)`: towers and objective as the config says (seed first for random inits)."
-    mlm = has_mlm_phase(cfg)  # CARP-MLM: towers with the backbone's masked-LM head
-    p_enc, tok, max_length = build_encoder(cfg.encoder, backbones[0] if backbones else None, mlm)
-    r_enc = p_enc if cfg.encoder.shared else build_encoder(cfg.encoder, backbones[1] if backbones else None, mlm)[0]
-    prompts = (cfg.encoder.passage_prompt, cfg.encoder.review_prompt)
-    return CarpModel(p_enc, r_enc, make_objective(cfg.objective), *prompts), tok, max_length
-
-
-def has_mlm_phase(cfg: CarpConfig) -> bool:
-    "Whether the run begins with CARP-MLM's masked-LM phase (`mlm.steps` or `mlm.epochs`)."
-    steps, epochs = cfg.mlm.steps, cfg.mlm.epochs
-    if steps is not None and epochs is not None:
-        raise ValueError(f"set mlm.steps ({steps}) or mlm.epochs ({epochs}), not both")
-    return steps is not None or epochs is not None
-
-
-def carp_run_name(cfg: CarpConfig) -> str:
-    "The run folder name: `cfg.run_name`, or backbone and seed (`minilm_s12`; `-random`, `-2towers`, `-mlm` when so)."
-    name = "minilm" if cfg.encoder.backbone == "minilm" else Path(cfg.encoder.backbone).name.lower()
-    name += "-random" if cfg.encoder.random_init else ""
-    name += "" if cfg.encoder.shared else "-2towers"
-    name += "-mlm" if has_mlm_phase(cfg) else ""
-    return cfg.run_name or f"{name}_s{cfg.seed}"
+__all__ = ['CARP', 'Guide', 'make_guide', 'carp_step', 'step_settings', 'configured_step', 'mlm_step', 'carp_phases',
+           'train_carp', 'check_carp', 'CarpTask']
 
 # %% ../nbs/14_carp.ipynb #c009
 class Guide:
@@ -127,10 +54,11 @@ class Guide:
 
     @torch.no_grad()
     def embed(self, sides: list) -> list:
-        "The guide's embeddings of the passages, then of each other side (reviews, negatives), on their device."
+        "The guide's embeddings of each side of `pairs.batch_sides` (None where a side is absent), on their device."
         device = sides[0]["input_ids"].device
         self.passage.to(device), self.review.to(device)
-        return [self.passage(sides[0])] + [self.review(s) for s in sides[1:]]
+        towers = (self.passage, self.review, self.review, self.passage)  # a negative passage is read as a passage
+        return [None if s is None else t(s) for t, s in zip(towers, sides)]
 
 
 def _reads(tok) -> dict:
@@ -175,13 +103,25 @@ def make_guide(cfg: CarpConfig, model: CarpModel, tok, key: str = "guide") -> tu
                                "vector per text")  # fmt: skip
     return guide, record
 
+# %% ../nbs/14_carp.ipynb #ceca6b24
+def _gathered(batch: dict, sides: list, group, *parts) -> tuple:
+    "`(mask, *parts)` of the global batch: the candidate mask from every rank's keys, then each part gathered."
+    device = batch["passage_keys"].device
+    sizes = [None if s is None else gather_sizes(batch_size_of(s), group, device) for s in sides]
+    keys = {k: gather_with_grad(batch[k], group, sizes[side]) for k, side in MASK_KEYS.items() if k in batch}
+    mask = candidate_mask(*(keys.get(k) for k in MASK_KEYS))  # (global B [+ M], global B [+ N])
+    *embedded, scores = parts  # the EMA towers', the guide's and the teacher's embeddings of each side; the scores
+    embedded = [None if Es is None else [None if E is None else gather_with_grad(E, group, ns)
+                                         for E, ns in zip(Es, sizes)] for Es in embedded]  # fmt: skip
+    return mask, *embedded, None if scores is None else gather_with_grad(scores, group, sizes[0])
+
 # %% ../nbs/14_carp.ipynb #c011
 def _global_batch_parts(
     model: CarpModel, batch: dict, group, guide: Guide | None = None, teacher: Guide | None = None
 ) -> tuple:
     """The global candidate mask, the EMA towers' embeddings (for an objective that needs them), the guide's share
     and the teacher's (B, 1 + k) scores of each pair's candidates (the batch's `teacher`, or the frozen towers')."""
-    sides = [batch["passage"], batch["review"]] + ([batch["negatives"]] if "negatives" in batch else [])
+    sides = batch_sides(batch)  # [P, R], [P, R, N], or [P, R, N or None, negative passages]
     momentum = guided = share = taught = None
     scores = batch.get("teacher") if model.objective.needs_teacher else None
     if model.objective.needs_ema:  # the EMA towers' embeddings of the batch: the soft targets
@@ -192,32 +132,25 @@ def _global_batch_parts(
     if teacher is not None and model.objective.needs_teacher:
         taught = teacher.embed(sides)
     if world_size_of(group) > 1:  # every side (and its keys) of every rank, in rank order
-        sizes = [gather_sizes(batch_size_of(s), group, batch["passage_keys"].device) for s in sides]
-        keys = ("passage_keys", "review_keys", "negative_keys", "negative_known")
-        keys = [gather_with_grad(batch[k], group, ns) for k, ns in zip(keys, sizes + sizes[2:])]
-        mask = duplicate_mask(*keys[:2])
-        mask = torch.cat([mask, negative_mask(*keys)], 1) if len(keys) == 4 else mask
-        momentum = [gather_with_grad(E, group, ns) for E, ns in zip(momentum, sizes)] if momentum else None
-        guided = [gather_with_grad(E, group, ns) for E, ns in zip(guided, sizes)] if guided else None
-        taught = [gather_with_grad(E, group, ns) for E, ns in zip(taught, sizes)] if taught else None
-        scores = None if scores is None else gather_with_grad(scores, group, sizes[0])
+        mask, momentum, guided, taught, scores = _gathered(batch, sides, group, momentum, guided, taught, scores)
     else:
-        mask = batch.get("duplicates")
-        mask = torch.cat([mask, batch["negative_duplicates"]], 1) if len(sides) == 3 else mask
+        keyed = "passage_keys" in batch  # a collated batch; else its `duplicates` (or none)
+        mask = candidate_mask(*(batch.get(k) for k in MASK_KEYS)) if keyed else batch.get("duplicates")
     if guided is not None:
-        by_guide = guided_mask(*guided, margin=guide.margin)
-        share = float(by_guide.float().sum() / (by_guide.numel() - len(by_guide)))  # of the candidates but positives
+        n_pairs, (negatives, passages) = len(guided[0]), (guided[2:] + [None, None])[:2]
+        by_guide = guided_mask(guided[0], guided[1], negatives, guide.margin, passages)
+        share = float(by_guide.float().sum() / (by_guide.numel() - n_pairs))  # of the candidates but positives
         mask = by_guide if mask is None else mask | by_guide.to(mask.device)
-        if bool((mask.sum(1) >= mask.shape[1] - 1).any()):
+        if bool((mask[:n_pairs].sum(1) >= mask.shape[1] - 1).any()):
             warnings.warn(
                 f"guide.towers leaves a passage of a batch no negative at all (guide.margin={guide.margin}): "
                 "its loss is zero; guide_masked logs the share masked",
                 stacklevel=2,
             )
     if taught is not None:  # the frozen teacher's cosines of each passage with its review and its own negatives
-        if len(taught) < 3:
-            raise ValueError("teacher.towers scores each pair's review and hard negatives: the batch has no negatives "
-                             "(set data.negative_columns)")  # fmt: skip
+        if len(taught) != 3:
+            raise ValueError("teacher.towers scores each pair's review and hard-negative reviews: the batch has none, "
+                             "or negative passages too (set data.negative_columns only)")  # fmt: skip
         scores = own_scores(*taught, slice(0, len(taught[0])))
     return mask, None if momentum is None else tuple(momentum), share, scores
 
@@ -228,16 +161,18 @@ def carp_step(
     group=None,  # a process group: the batch is this rank's shard of a global batch (None: one process)
     guide: Guide | None = None,  # frozen towers masking the candidates they score above the positive
     teacher: Guide | None = None,  # frozen towers whose scores a distillation objective learns (else the batch's)
+    placement: TowerPlacement | None = None,  # towers in parallel: this rank's tower (None: both)
 ) -> TrainStep:
     "The trainer's `train_step(batch, scale, backward)` for a CARP model: its loss is the global batch's."
     settings = settings or StepSettings()
+    run, shares = (contrastive_step, group) if placement is None else (placement.contrastive_step, placement.half)
     if settings.local_loss and world_size_of(group) > 1:
         check_local(model.objective)
     if settings.one_pass and not model.shared:
         raise ValueError("one_pass needs one shared tower (encoder.shared=true); two towers encode in two passes")
 
     def step(batch: dict, scale: float, backward) -> dict:
-        mask, ema, guided_share, scores = _global_batch_parts(model, batch, group, guide, teacher)
+        mask, ema, guided_share, scores = _global_batch_parts(model, batch, shares, guide, teacher)
         if model.objective.needs_teacher and scores is None:
             raise ValueError(
                 f"objective {model.objective.label} learns from a teacher's scores and the batch has none: set "
@@ -249,12 +184,15 @@ def carp_step(
 
         encode_p = model.encode_passages  # a bound method is a new object at each access: one, for `one_pass`
         encode_r = encode_p if settings.one_pass else model.encode_reviews
-        sides = [batch["passage"], batch["review"]] + ([batch["negatives"]] if "negatives" in batch else [])
+        sides = batch_sides(batch)
+        if placement is not None and len(sides) == 4:
+            raise ValueError("train.tower_parallel=true carries no negative passages to the passage tower's ranks: "
+                             "set data.negative_passage_columns=[]")  # fmt: skip
         # the engine reduces the gradients over the ranks, once per optimiser step
-        loss, (P, R, *_) = contrastive_step(encode_p, encode_r, loss_fn, sides, settings, scale, backward, group)
+        loss, (P, R, *_) = run(encode_p, encode_r, loss_fn, sides, settings, scale, backward, group)
         metrics = {"loss": loss} | ({} if guided_share is None else {"guide_masked": guided_share})
         with torch.no_grad():
-            logits = masked_logits(model.objective.logits(P, R), None if mask is None else mask[:, : len(P)])
+            logits = masked_logits(model.objective.logits(P, R), None if mask is None else mask[: len(P), : len(P)])
             metrics["train_accuracy"] = contrastive_accuracy(logits)["accuracy"]
             if model.objective.scale is not None:
                 metrics["logit_scale"] = float(model.objective.scale)
@@ -266,14 +204,14 @@ def carp_step(
 def step_settings(cfg: CarpConfig) -> StepSettings:
     "The step's settings a CARP config gives (microbatches, local loss, one pass)."
     return StepSettings(microbatch_size=cfg.microbatch_size, microbatch_tokens=cfg.microbatch_tokens,
-                        local_loss=cfg.local_loss, one_pass=cfg.one_pass)  # fmt: skip
+                        local_loss=cfg.local_loss and not cfg.train.tower_parallel, one_pass=cfg.one_pass)  # fmt: skip
 
 
-def configured_step(
-    cfg: CarpConfig, model: CarpModel, group=None, guide: Guide | None = None, teacher: Guide | None = None
-) -> TrainStep:
+def configured_step(cfg: CarpConfig, model: CarpModel, group=None, guide: Guide | None = None,
+                    teacher: Guide | None = None, placement: TowerPlacement | None = None,
+                    ) -> TrainStep:  # fmt: skip
     "The contrastive `carp_step` that `cfg` asks for: one place for every phase."
-    return carp_step(model, step_settings(cfg), group, guide, teacher)
+    return carp_step(model, step_settings(cfg), group, guide, teacher, placement)
 
 
 def _mlm_side(encoder, part: dict, cut: dict, scale: float, backward, last: bool) -> tuple:
@@ -356,12 +294,14 @@ def _tokenized_splits(cfg: CarpConfig, tok, max_length: int) -> tuple:
     "`(splits, train, validation)`: the configured pairs, and their tokens (train's hard negatives too)."
     splits = load_pairs_of(cfg.data)
     negatives = splits.train["negatives"] if cfg.data.negative_columns else None
+    negative_passages = splits.train["negative_passages"] if cfg.data.negative_passage_columns else None
     collators = [COLLATORS[name](tok, cfg.seed) for name in cfg.data.collators]  # data.collators, by name
     prompts = dict(passage_prompt=cfg.encoder.passage_prompt, review_prompt=cfg.encoder.review_prompt)
     scores = splits.train["scores"] if cfg.data.score_columns else None  # the teacher's, from the table
     check_table_scores(cfg.data, scores, cfg.objective)  # each one the objective reads as a finite float32 number
     train = TokenizedPairs(splits.train["passage"], splits.train["review"], tok, max_length, negatives=negatives,
-                           collators=collators, scores=scores, **prompts)  # fmt: skip
+                           negative_passages=negative_passages, collators=collators, scores=scores,
+                           **prompts)  # fmt: skip
     val = TokenizedPairs(splits.validation["passage"], splits.validation["review"], tok, max_length, **prompts)
     return splits, train, val
 
@@ -394,6 +334,13 @@ def _check_negatives(model: CarpModel, cfg: CarpConfig) -> None:
                 f"{key}={value}: objective {cfg.objective.name} does not rank candidates, so it has no hard "
                 f"negatives to take and no false negatives to leave out; use one of {', '.join(ranking)}"
             )
+    if cfg.data.negative_passage_columns and not model.objective.ranks_passages:
+        by_review = ", ".join(sorted(n for n, c in OBJECTIVES.items() if c.ranks_passages))
+        raise ConfigValueError(
+            f"data.negative_passage_columns={list(cfg.data.negative_passage_columns)}: objective "
+            f"{cfg.objective.name} ranks no passages for a review, so it has no negative passages to take; use "
+            f"{by_review}"
+        )
 
 # %% ../nbs/14_carp.ipynb #c023
 def train_carp(
@@ -405,20 +352,6 @@ def train_carp(
 ) -> TrainResult:
     "Train a CARP model on the configured pairs (`CarpTask` through `tasks.run_task`): the final validation and counts."
     return run_task(CARP, cfg, run_dir, resume, callbacks, group)
-
-# %% ../nbs/14_carp.ipynb #c024
-def load_carp(checkpoint) -> tuple:
-    "`(model, tokenizer, max_length)` from a CARP checkpoint folder, offline, in evaluation mode."
-    checkpoint = Path(checkpoint)
-    if not (checkpoint / "passage_backbone" / "config.json").exists():
-        raise FileNotFoundError(f"{checkpoint} is not a CARP checkpoint (no passage_backbone/config.json)")
-    cfg = load_config(str(checkpoint / "config.yaml"))
-    cfg.encoder.random_init = True  # the architecture from the saved backbone config; the weights from the checkpoint
-    folders = (str(checkpoint / "passage_backbone"), str(checkpoint / "review_backbone"))
-    with quiet_transformers():
-        model, tok, max_length = build_carp(cfg, folders)
-    load_model_weights(model, checkpoint)
-    return model.eval(), tok, max_length
 
 # %% ../nbs/14_carp.ipynb #c026
 def check_carp(cfg: CarpConfig) -> CarpConfig:
@@ -435,6 +368,11 @@ def check_carp(cfg: CarpConfig) -> CarpConfig:
     if cfg.microbatch_size is not None and cfg.microbatch_tokens is not None:
         raise ConfigValueError(f"microbatch_size={cfg.microbatch_size} and microbatch_tokens={cfg.microbatch_tokens} "
                                "both cut the step's forwards: set one, the other to null")  # fmt: skip
+    if cfg.train.fsdp and cfg.microbatch_tokens is not None:  # FSDP2 gathers weights at every forward, on every rank
+        raise ConfigValueError(
+            f"train.fsdp=true needs as many forwards on every rank, and microbatch_tokens="
+            f"{cfg.microbatch_tokens} cuts each rank's shard by its lengths: set microbatch_size"
+        )
     if cfg.one_pass and not cfg.encoder.shared:
         raise ConfigValueError("one_pass=true needs one shared tower (encoder.shared=true): two towers take two passes")
     if cfg.guide.margin and not cfg.guide.towers:
@@ -450,23 +388,28 @@ def check_carp(cfg: CarpConfig) -> CarpConfig:
     if "crop" in cfg.data.collators and cfg.encoder.passage_prompt:
         raise ConfigValueError("data.collators=[crop] keeps a random span of each passage's tokens, its prompt's among "
                                "them: set encoder.passage_prompt='' or leave out the crop")  # fmt: skip
-    check_teacher(cfg), check_towers(cfg), check_sources(cfg.data)
+    if cfg.train.tower_parallel and cfg.data.negative_passage_columns:
+        raise ConfigValueError("train.tower_parallel=true carries no negative passages to the passage tower's ranks: "
+                               "set data.negative_passage_columns=[] or train.tower_parallel=false")  # fmt: skip
+    check_teacher(cfg), check_towers(cfg), check_sources(cfg.data), check_tower_parallel(cfg)
     return cfg
 
 # %% ../nbs/14_carp.ipynb #c026c
 def _carp_info(model: CarpModel, splits, train: TokenizedPairs, val: TokenizedPairs):
     "The facts of a CARP run's summary: the validation before training, the parameters, the pair counts."
 
+    n_params = sum(p.numel() for p in model.parameters())  # counted whole, before a rank keeps one tower
+
     def info(state) -> dict:
         at_start = [row for row in state.history if "eval_loss" in row and row["step"] == 0]  # train.eval_at_start
         initial = {f"initial_{k}": v for k, v in at_start[0].items() if k.startswith("eval_")} if at_start else {}
         counts = {k: v for k, v in splits.report.items() if k.startswith("dropped")}
-        return {**initial, "n_params": sum(p.numel() for p in model.parameters()), "train_pairs": len(train),
+        return {**initial, "n_params": n_params, "train_pairs": len(train),
                 "validation_pairs": len(val), **counts}  # fmt: skip
 
     return info
 
-
+# %% ../nbs/14_carp.ipynb #c026d
 class CarpTask(Task):
     "Passage and review towers trained contrastively on a pair table (`CarpConfig`)."
 
@@ -489,10 +432,11 @@ class CarpTask(Task):
         return carp_run_name(cfg)
 
     def setup(self, cfg: CarpConfig, run_dir: Path, resume: bool, group) -> Setup:
+        placement = place_towers(group) if check_tower_parallel(cfg) else None  # one tower a rank
         seed_everything(cfg.seed)
         model, tok, max_length = build_carp(cfg)
         _check_prefixes(model, tok), _check_negatives(model, cfg)  # before the run folder is written
-        if cfg.local_loss and world_size_of(group) > 1:
+        if cfg.local_loss and world_size_of(group) > 1 and placement is None:
             check_local(model.objective, key="local_loss")
         guide, guide_record = make_guide(cfg, model, tok)
         teacher, teacher_record = make_guide(cfg, model, tok, key="teacher")
@@ -502,29 +446,34 @@ class CarpTask(Task):
         fp = {**_pairs_fingerprint(cfg, splits.report, train, val), **guide_record, **teacher_record}
         records = {"config.yaml": (config_yaml(cfg), "config"), "data.json": (json.dumps(fp, indent=1), "pairs")}
 
+        backbones = [("passage_backbone", model.passage_encoder.backbone.config)]  # before a rank keeps one tower
+        backbones += [] if model.shared else [("review_backbone", model.review_encoder.backbone.config)]
+        info = _carp_info(model, splits, train, val)
+        engine = place_model(model, placement, cfg.train)  # towers in parallel: the other tower freed
+
         def files(folder: Path) -> None:  # each tower's backbone config and the tokenizer: `load_carp` rebuilds them
-            towers = [("passage_backbone", model.passage_encoder)]
-            towers += [] if model.shared else [("review_backbone", model.review_encoder)]
-            for name, enc in towers:
-                enc.backbone.config.save_pretrained(folder / name)
+            for name, config in backbones:
+                config.save_pretrained(folder / name)
                 tok.save_pretrained(folder / name)
 
-        global_batch = cfg.train.batch_size * world_size_of(group)  # the validation loss's contrastive batch
+        global_batch = cfg.train.batch_size * (placement.shards if placement else world_size_of(group))  # of pairs
         after = [model.objective.clamp_] if model.objective.scale is not None else []  # a learned scale, clamped
         after += [model.update_momentum] if model.objective.needs_ema else []
         phases = (lambda t: carp_phases(cfg, model, train, tok, t, guide, teacher)) if has_mlm_phase(cfg) else None
 
         def evaluate(m) -> dict:  # all validation pairs, then each source's (`eval_<source>/…`) with data.sources
-            out = evaluate_pairs(m, val, cfg.train.eval_batch_size, global_batch)
+            out = evaluate_placed(placement, m, val, cfg.train.eval_batch_size, global_batch)
             for name, part in by_source.items():
-                got = evaluate_pairs(m, part, cfg.train.eval_batch_size, global_batch, split=f"validation of {name}")
+                got = evaluate_placed(placement, m, part, cfg.train.eval_batch_size, global_batch,
+                                             split=f"validation of {name}")  # fmt: skip
                 out |= {f"eval_{name}/{k.removeprefix('eval_')}": v for k, v in got.items()}
             return out
 
         order = source_batch_order(cfg.data, splits, cfg.seed)  # None: one source, the trainer's shuffle
-        return Setup(model, configured_step(cfg, model, group, guide, teacher), len(train), train.collate, evaluate,
-                     records=records, files=files, after_step=tuple(after), phases=phases,
-                     info=_carp_info(model, splits, train, val), batch_order=order)  # fmt: skip
+        order = tower_batch_order(placement, len(train), cfg.seed, order)  # a share's two ranks, its pairs
+        return Setup(model, configured_step(cfg, model, group, guide, teacher, placement), len(train), train.collate,
+                     evaluate, engine=engine, batch_order=order, records=records, files=files,
+                     after_step=tuple(after), phases=phases, info=info)  # fmt: skip
 
 
 CARP = register_task(CarpTask())
