@@ -187,7 +187,7 @@ def _misplaced(c: argparse.ArgumentParser, a: argparse.Namespace, run: bool) -> 
     run_only = [n for n in signature(collect_run).parameters if n not in {"run", "settings", *a.options}]
     return changed_options(c, a, option_flags(c, model_only if run else run_only))
 
-
+# %% ../nbs/32_cli.ipynb #5504a085
 @command("collect", "collapse statistics of a run's checkpoints or of any causal LM", _collect_arguments)
 def collect_command(c: argparse.ArgumentParser, a: argparse.Namespace) -> None:
     "`magicarp collect MODEL`: a run's checkpoints (`collect.collect_run`), else any causal LM (`anymodel`)."

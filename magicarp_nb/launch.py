@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Callable
 
 import pandas as pd
-import papermill as pm
 import submitit
 import torch
 
@@ -35,6 +34,7 @@ from .runfiles import atomic_write
 from .run_names import paper_run_name
 from .checkpoints import checkpoint_spec, select_checkpoints
 from .distributed import process_group, rank_of
+from .engines import chosen_engine
 from .trainer import TrainResult
 
 # %% auto #0
@@ -85,7 +85,7 @@ def train(cfg, run_dir, resume: bool = True, **kwargs) -> TrainResult:
 
 def train_ranks(cfg, run_dir, resume: bool = True) -> dict | None:
     "`train` in this process, or in a process group of torchrun's ranks: the run's summary (None on ranks but 0)."
-    if int(os.environ.get("WORLD_SIZE", 1)) == 1 and not cfg.train.deepspeed:  # DeepSpeed wants a group, even of 1
+    if int(os.environ.get("WORLD_SIZE", 1)) == 1 and chosen_engine(cfg.train) is None:  # DeepSpeed, FSDP2: a group
         return train(cfg, run_dir, resume=resume).summary()
     with process_group() as group:
         result = train(cfg, run_dir, resume=resume, group=group)
@@ -116,6 +116,9 @@ def run_notebook(
     **parameters,  # papermill parameters; Path values are made absolute
 ) -> Path:
     "Execute runner `name` with papermill into `folder/run_<name>.ipynb`; returns the record's path."
+    # late import: papermill loads nbformat's JSON schema (about 3 s), which only a runner needs, not every command
+    import papermill as pm
+
     folder = Path(folder).absolute()
     folder.mkdir(parents=True, exist_ok=True)
     out = folder / (record or f"run_{name}.ipynb")

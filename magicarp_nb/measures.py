@@ -412,7 +412,7 @@ def _cdnv_unit(s: MeasureSettings) -> str:
     return "unitless" if p == 0 else H + f"{p:g}".translate(_SUPERSCRIPT)
 
 # %% ../nbs/09b_measures.ipynb #c019
-MEASURES = {
+_GEOMETRY = {  # the groups of the class means' geometry
     "norms": Measure(
         ("norms_mean", "norms_var", "norms_log_mean", "norms_log_var"),
         _norms,
@@ -458,6 +458,11 @@ MEASURES = {
             **_unitless("dual_error", "simcos_var", "dists_mean", "dists_var"),
         },  # fmt: skip
     ),
+}
+
+# %% ../nbs/09b_measures.ipynb #8b562e46
+MEASURES = {
+    **_GEOMETRY,
     "agreement": Measure(
         ("hits", "misses"),
         _agreement_group,
