@@ -4,7 +4,8 @@
 #   2. `magicarp check-distributed` with NCCL over every visible GPU (and once under torchrun);
 #   3. the trainer benchmark (benchmarks/train.py), where the checkout has it;
 #   4. a few CARP steps under DeepSpeed ZeRO-2 (NCCL) over every visible GPU, where deepspeed is installed;
-#   5. the cached contrastive step in float32 and under bf16 autocast (benchmarks/step_bf16.py), where supported.
+#   5. the cached contrastive step in float32 and under bf16 autocast (benchmarks/step_bf16.py), where supported;
+#   6. CARP over two or more GPUs four ways (benchmarks/scale_carp.py): DDP, towers in parallel, FSDP2, FSDP2 + LoRA.
 # It refuses to run without a GPU: on CPU the same checks are `make train` and
 # `magicarp check-distributed --nproc 2` (gloo).
 #
@@ -63,4 +64,11 @@ if [ "$BF16" -eq 1 ] && [ -f benchmarks/step_bf16.py ]; then
     "$BIN/python" benchmarks/step_bf16.py --device cuda --batch 256 --microbatch 32
 else
     echo "bf16 is not supported on this GPU (or benchmarks/step_bf16.py is not in this checkout): skipped"
+fi
+
+echo "## 6. CARP past one replica: data parallel, towers in parallel, FSDP2, FSDP2 with LoRA"
+if [ "$NGPU" -ge 2 ] && [ -f benchmarks/scale_carp.py ]; then
+    "$BIN/python" benchmarks/scale_carp.py --device cuda --nproc $(( NGPU / 2 * 2 )) --threads 4
+else
+    echo "towers in parallel need an even number of GPUs (2 or more; here $NGPU): skipped"
 fi
