@@ -8,7 +8,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
-import time
 import warnings
 from pathlib import Path
 
@@ -19,9 +18,9 @@ from .config import CarpConfig, config_yaml, load_config
 from .settings import ConfigValueError, check_name
 from .pair_sources import pair_source
 from .pairs import COLLATORS, MASK_KEYS, MLMMasking, TokenizedPairs, batch_sides, candidate_mask
-from .encoders import build_encoder, trim_padding
+from .encoders import trim_padding
 from .engines import TrainStep, as_backward, check_engine_config
-from .distributed import barrier, gather_sizes, gather_with_grad, rank_of, world_size_of
+from .distributed import gather_sizes, gather_with_grad, rank_of, world_size_of
 from .gradcache import StepSettings, batch_size_of, contrastive_step, microbatch_indices, take
 from .candidates import contrastive_accuracy, guided_mask, masked_logits
 from .objectives import OBJECTIVES, check_local, make_objective
@@ -388,9 +387,6 @@ def check_carp(cfg: CarpConfig) -> CarpConfig:
     if "crop" in cfg.data.collators and cfg.encoder.passage_prompt:
         raise ConfigValueError("data.collators=[crop] keeps a random span of each passage's tokens, its prompt's among "
                                "them: set encoder.passage_prompt='' or leave out the crop")  # fmt: skip
-    if cfg.train.tower_parallel and cfg.data.negative_passage_columns:
-        raise ConfigValueError("train.tower_parallel=true carries no negative passages to the passage tower's ranks: "
-                               "set data.negative_passage_columns=[] or train.tower_parallel=false")  # fmt: skip
     check_teacher(cfg), check_towers(cfg), check_sources(cfg.data), check_tower_parallel(cfg)
     return cfg
 

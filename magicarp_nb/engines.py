@@ -23,10 +23,11 @@ from torch.nn.parallel import DistributedDataParallel
 
 from .checkpoints import ResumeMismatch, load_state_into
 from .config import TrainConfig
+from .settings import registrar
 from .distributed import ThreadGroup, average_gradients, rank_of, world_size_of
 
 # %% auto #0
-__all__ = ['ENGINES', 'SHIPPED_CONFIGS', 'OWNED_KEYS', 'Backward', 'as_backward', 'Engine', 'register_engine', 'chosen_engine',
+__all__ = ['ENGINES', 'register_engine', 'SHIPPED_CONFIGS', 'OWNED_KEYS', 'Backward', 'as_backward', 'Engine', 'chosen_engine',
            'FunctionForward', 'TorchEngine', 'deepspeed_config', 'engine_config', 'DeepSpeedEngine', 'make_engine',
            'check_engine_config', 'check_engine', 'TrainStep', 'check_step']
 
@@ -97,14 +98,8 @@ ENGINES: dict = {}
 "The engines a `train` setting chooses, by the setting's name (`deepspeed`, `fsdp`); `cls.from_config(cfg)` builds one."
 
 
-def register_engine(setting: str):
-    "Class decorator: `train.<setting>` chooses this engine (used where it is defined: here, and in `fsdp`)."
-
-    def register(cls):
-        ENGINES[setting] = cls
-        return cls
-
-    return register
+register_engine = registrar(ENGINES)
+"Class decorator `@register_engine(setting)`: `train.<setting>` chooses this engine (here, and in `fsdp`)."
 
 
 def chosen_engine(cfg: TrainConfig) -> str | None:

@@ -86,6 +86,9 @@ def check_tower_parallel(cfg) -> bool:
     if OBJECTIVES[cfg.objective.name].needs_ema:
         raise ConfigValueError(f"{key}: objective.name={cfg.objective.name} keeps EMA copies of both towers on "
                                "every rank; train it without train.tower_parallel")  # fmt: skip
+    if cfg.data.negative_passage_columns:
+        raise ConfigValueError(f"{key} carries no negative passages to the passage tower's ranks: set "
+                               "data.negative_passage_columns=[] or train.tower_parallel=false")  # fmt: skip
     if cfg.mlm.steps is not None or cfg.mlm.epochs is not None:
         raise ConfigValueError(f"{key}: the masked-LM phase (mlm.steps, mlm.epochs) trains both towers on every "
                                "rank; train it without train.tower_parallel")  # fmt: skip
