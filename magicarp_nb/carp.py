@@ -17,6 +17,7 @@ from torch import nn
 from .config import CarpConfig, config_yaml, load_config
 from .settings import ConfigValueError, check_name
 from .pair_sources import pair_source
+from .sources import column_list
 from .pairs import COLLATORS, MASK_KEYS, MLMMasking, TokenizedPairs, batch_sides, candidate_mask
 from .encoders import trim_padding
 from .engines import TrainStep, as_backward, check_engine_config
@@ -292,16 +293,17 @@ def carp_phases(
 def _tokenized_splits(cfg: CarpConfig, tok, max_length: int) -> tuple:
     "`(splits, train, validation)`: the configured pairs, and their tokens (train's hard negatives too)."
     splits = load_pairs_of(cfg.data)
-    negatives = splits.train["negatives"] if cfg.data.negative_columns else None
-    negative_passages = splits.train["negative_passages"] if cfg.data.negative_passage_columns else None
+    train, val = ({c: column_list(d, c) for c in d.column_names} for d in (splits.train, splits.validation))
+    negatives = train["negatives"] if cfg.data.negative_columns else None
+    negative_passages = train["negative_passages"] if cfg.data.negative_passage_columns else None
     collators = [COLLATORS[name](tok, cfg.seed) for name in cfg.data.collators]  # data.collators, by name
     prompts = dict(passage_prompt=cfg.encoder.passage_prompt, review_prompt=cfg.encoder.review_prompt)
-    scores = splits.train["scores"] if cfg.data.score_columns else None  # the teacher's, from the table
+    scores = train["scores"] if cfg.data.score_columns else None  # the teacher's, from the table
     check_table_scores(cfg.data, scores, cfg.objective)  # each one the objective reads as a finite float32 number
-    train = TokenizedPairs(splits.train["passage"], splits.train["review"], tok, max_length, negatives=negatives,
+    train = TokenizedPairs(train["passage"], train["review"], tok, max_length, negatives=negatives,
                            negative_passages=negative_passages, collators=collators, scores=scores,
                            **prompts)  # fmt: skip
-    val = TokenizedPairs(splits.validation["passage"], splits.validation["review"], tok, max_length, **prompts)
+    val = TokenizedPairs(val["passage"], val["review"], tok, max_length, **prompts)
     return splits, train, val
 
 

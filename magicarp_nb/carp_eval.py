@@ -28,13 +28,13 @@ from .pair_sources import source_labels
 from .embeddings import EncodeSettings, encode_corpus, load_embeddings, select_indices
 from .measures import nc_row
 from .probe import encode_labels, fit_probe, linear_probe
-from .projection import projection_figure, sphere_figure
+from .projection import projection_figure, save_png, sphere_figure
 from .beir import check_split, evaluate_beir, pair_ir, read_beir, trec_run_name, write_trec_run
 from .retrieval import encode_texts, retrieval_metrics
 from .runfiles import atomic_write, check_out_file, check_out_folder, run_lock
 from .checkpoints import read_train_state, recorded_sha256, resolve_checkpoint, verify_checkpoint
 from .runtime import open_trackers, seed_everything, tracker_names
-from .sources import check_text_column, read_dataset
+from .sources import check_text_column, column_list, read_dataset
 from .trainer import RESUME_MAY_CHANGE
 
 # %% auto #0
@@ -142,8 +142,8 @@ def _encode_pairs(name, model, tok, max_length, ds, out: Path, prov: dict, encod
     for side in ("passage", "review"):
         enc, prompt = model.tower(side)
         folder = out / "embeddings" / name / f"{prov['split']}.{side}"
-        p = {**prov, "model": name, "column": side}
-        encode_corpus(enc, tok, ds[side], folder, encoding, max_length=max_length, provenance=p, prompt=prompt)
+        p, texts = {**prov, "model": name, "column": side}, column_list(ds, side)
+        encode_corpus(enc, tok, texts, folder, encoding, max_length=max_length, provenance=p, prompt=prompt)
         sides.append(load_embeddings(folder))
     (P, Ip, _), (R, Ir, _) = sides
     if not Ip.tolist() == Ir.tolist() == list(range(len(ds))):
@@ -167,7 +167,7 @@ def _ir_both_ways(name: str, P, R, ds, out: Path, ir: IRSettings) -> dict:
     "The split's pairs as two BEIR sets (reviews ask; passages ask): their IR measures, each run a TREC file."
     found = {}
     for queries in ("reviews", "passages"):
-        metrics, run = pair_ir(P, R, list(ds["passage"]), list(ds["review"]), queries, **ir.search())
+        metrics, run = pair_ir(P, R, column_list(ds, "passage"), column_list(ds, "review"), queries, **ir.search())
         write_trec_run(run, out / "ir" / trec_run_name(name, asks=queries), tag=name)
         found[f"{queries}_ask"] = metrics
     return found
@@ -282,7 +282,9 @@ def evaluate_run(
         for name, (model, tok, max_length) in _models(run, ck, cfg).items():
             P, R, rate = _encode_pairs(name, model.eval(), tok, max_length, ds, out, prov, encoding)
             prompts = dict(passage_prompt=model.tower("passage")[1], review_prompt=model.tower("review")[1])
-            pairs = TokenizedPairs(ds["passage"], ds["review"], tok, max_length, **prompts)  # keys of what was encoded
+            pairs = TokenizedPairs(
+                column_list(ds, "passage"), column_list(ds, "review"), tok, max_length, **prompts
+            )  # keys of what was encoded
             res = {
                 "encode_texts_per_s": rate,
                 "retrieval": retrieval_metrics(P, R, pairs.passage_keys, pairs.review_keys),
@@ -353,11 +355,13 @@ def sphere_picture(
     model, tok, max_length = load_carp(ck)
     with torch.no_grad():
         (p_enc, p_prompt), (r_enc, r_prompt) = model.eval().tower("passage"), model.tower("review")
-        P = encode_texts(p_enc, tok, part["passage"], max_length, prompt=p_prompt)
-        R = encode_texts(r_enc, tok, part["review"], max_length, prompt=r_prompt)
+        P = encode_texts(p_enc, tok, column_list(part, "passage"), max_length, prompt=p_prompt)
+        R = encode_texts(r_enc, tok, column_list(part, "review"), max_length, prompt=r_prompt)
     with run_lock(out.parent, f"drawing {out.name}"):  # the eval folder's one writer
         title = f"{run.name}, {ck.name}: {len(part)} {split} pairs (seed {seed})"
-        plt.close(sphere_figure(P, R, y, y, classes, title, seed, out))
+        fig = sphere_figure(P, R, y, y, classes, title, seed)
+        save_png(fig, out)
+        plt.close(fig)
     return out
 
 # %% ../nbs/18_carp_eval.ipynb #c041

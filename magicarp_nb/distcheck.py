@@ -50,6 +50,20 @@ def _rel_diff(params: list, ref: list) -> float:
     return max(float((flat_got - flat_ref).norm() / flat_ref.norm()), scale_diff)
 
 # %% ../nbs/12b_distributed_check.ipynb #c007
+@dataclasses.dataclass(frozen=True)
+class _Check:
+    "What one self-check runs: `check_distributed_step`'s arguments, travelling together to each objective's check."
+
+    global_batch: int
+    microbatch_size: int
+    backend: str | None
+    dtype: str
+    objectives: tuple
+    local_loss: bool
+    negatives: bool
+    fsdp: bool
+
+
 def check_distributed_step(
     global_batch: int = 8,  # pairs in the global batch (split over the ranks)
     microbatch_size: int = 2,  # items per encoder forward
@@ -62,13 +76,11 @@ def check_distributed_step(
 ) -> dict:
     "Join torchrun's group; the N-rank step through the engine vs one process: gradient difference, reductions."
     with process_group(backend) as group:  # the engine (DDP) ends inside the call, before the group does
-        args = (global_batch, microbatch_size, backend, dtype, tuple(objectives), local_loss, negatives, fsdp)
-        return _check_in_group(group, *args)
+        check = _Check(global_batch, microbatch_size, backend, dtype, tuple(objectives), local_loss, negatives, fsdp)
+        return _check_in_group(group, check)
 
 # %% ../nbs/12b_distributed_check.ipynb #c008
-def _check_objective(
-    group, name, device, dtype: str, B: int, negatives: bool, microbatch_size: int, local: bool, fsdp: bool
-):
+def _check_objective(group, name: str, device, check: _Check):
     "`[relative gradient difference, seconds, reductions]` of one objective: the N-rank step vs one process."
     torch.manual_seed(0)
     cls = OBJECTIVES[name]  # token features for an objective that reads them; InfoNCE's temperature where it has one
@@ -77,10 +89,11 @@ def _check_objective(
     has_temperature = "temperature" in {f.name for f in dataclasses.fields(cls.Settings)}
     objective = make_objective(name, **({"temperature": 0.1} if has_temperature else {}))
     model = torch.nn.ModuleDict(dict(enc=build_encoder(cfg)[0], obj=objective))
-    enc, obj = model["enc"].to(device, getattr(torch, dtype)), model["obj"].to(device, getattr(torch, dtype))
+    B, dtype = check.global_batch, getattr(torch, check.dtype)
+    enc, obj = model["enc"].to(device, dtype), model["obj"].to(device, dtype)
     vocab = enc.backbone.config.vocab_size
     bp, br = _check_batch(B, vocab, device), _check_batch(B + 2, vocab, device)
-    bn = {k: v[:B] for k, v in br.items()} if negatives else None  # other texts than the reviews
+    bn = {k: v[:B] for k, v in br.items()} if check.negatives else None  # other texts than the reviews
     batches = [bp, {k: v[2:] for k, v in br.items()}, bn]
     mask = torch.eye(B, B + (0 if bn is None else B), dtype=torch.bool, device=device)
     mask[0, B - 1] = mask[B - 1, 0] = True  # a duplicate pair between the first and the last rank
@@ -91,29 +104,28 @@ def _check_objective(
     params = [*enc.parameters(), *obj.parameters()]
     one = ThreadGroup.create(1)[0]
     sides = [b for b in batches if b is not None]
-    contrastive_step(enc, enc, loss_fn, sides, StepSettings(microbatch_size), group=one)
+    contrastive_step(enc, enc, loss_fn, sides, StepSettings(check.microbatch_size), group=one)
     ref = [p.grad.clone() if p.grad is not None else torch.zeros_like(p) for p in params]
     model.zero_grad(set_to_none=True)
     engine, idx = (
-        FSDPEngine() if fsdp else TorchEngine(),
+        FSDPEngine() if check.fsdp else TorchEngine(),
         torch.arange(B).tensor_split(world_size_of(group))[rank_of(group)],
     )
-    engine.setup(model, torch.optim.SGD(model.parameters(), lr=0.0), TrainConfig(fsdp=fsdp), group)
+    engine.setup(model, torch.optim.SGD(model.parameters(), lr=0.0), TrainConfig(fsdp=check.fsdp), group)
     params, idx = [*enc.parameters(), *obj.parameters()], idx.to(device)  # FSDP2's are new (sharded) weights
     start, shard = time.perf_counter(), [None if b is None else take(b, idx) for b in batches]
-    settings = StepSettings(microbatch_size, local_loss=local)
+    settings = StepSettings(check.microbatch_size, local_loss=check.local_loss)
     sides = [s for s in shard if s is not None]
     contrastive_step(enc, enc, loss_fn, sides, settings, backward=engine.backward, group=group)
     engine.reduce_gradients()
     return [_rel_diff(params, ref), time.perf_counter() - start, engine.reductions]
 
 # %% ../nbs/12b_distributed_check.ipynb #d2aa1a49
-def _check_in_group(group, global_batch, microbatch_size, backend, dtype, objectives, local_loss, negatives, fsdp):
-    rank, n = rank_of(group), world_size_of(group)
+def _check_in_group(group, check: _Check):
+    rank, n, backend = rank_of(group), world_size_of(group), check.backend
     on_gpu = (backend or default_backend()) == "nccl"
     device = torch.device("cuda", torch.cuda.current_device()) if on_gpu else torch.device("cpu")
-    args = (device, dtype, global_batch, negatives, microbatch_size, local_loss, fsdp)
-    found = {o: _check_objective(group, o, *args) for o in objectives}
+    found = {o: _check_objective(group, o, device, check) for o in check.objectives}
     diff, seconds = max(f[0] for f in found.values()), sum(f[1] for f in found.values())
     reductions = max(f[2] for f in found.values())  # each objective's step: exactly one
     mine = torch.tensor([diff, seconds, reductions], device=device, dtype=torch.float64)
@@ -122,11 +134,11 @@ def _check_in_group(group, global_batch, microbatch_size, backend, dtype, object
         rank=rank,
         world_size=n,
         backend=(backend or default_backend()) if n > 1 else "none",
-        engine="fsdp" if fsdp else "torch",
+        engine="fsdp" if check.fsdp else "torch",
         max_rel_diff=diff,
         step_seconds=seconds,
         reductions=reductions,
-        local_loss=local_loss and n > 1,
+        local_loss=check.local_loss and n > 1,
         objectives={o: f[0] for o, f in found.items()},
         per_rank=[
             dict(rank=r, max_rel_diff=float(d), step_seconds=float(s), reductions=int(k))

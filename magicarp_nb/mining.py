@@ -28,6 +28,7 @@ from .carp_eval import carp_checkpoint
 from .checkpoints import recorded_sha256, verify_checkpoint
 from .config import CarpConfig, load_config
 from .pairs import PairSplits, load_pairs
+from .sources import column_list
 from .mixing import load_pairs_of
 from .pair_sources import PAIR_SOURCES, parse_source, source_tables
 from .retrieval import encode_texts
@@ -338,12 +339,12 @@ def _table(pairs: PairSplits, found: dict) -> datasets.DatasetDict:
     """train: the pairs with k negatives of each kind mined (`found[kind]`: train rows, scores, positive), their rows
     and scores; validation: the pairs as they are."""
     train, keep = pairs.train, np.flatnonzero(np.all([(f[0] >= 0).all(1) for f in found.values()], 0))
-    cols = {"passage": [train["passage"][i] for i in keep], "review": [train["review"][i] for i in keep]}
+    text = {side: column_list(train, side) for side in ("passage", "review")}
+    cols = {side: [text[side][i] for i in keep] for side in text}
     for kind, (negatives, scores, _) in found.items():
-        texts, prefix, _ = MINED_KINDS[kind]
-        texts = train[texts]
+        side, prefix, _ = MINED_KINDS[kind]
         for j in range(negatives.shape[1]):
-            cols[f"{prefix}_{j + 1}"] = [texts[i] for i in negatives[keep, j]]
+            cols[f"{prefix}_{j + 1}"] = [text[side][i] for i in negatives[keep, j]]
         cols[f"{prefix}_indices"] = negatives[keep].tolist()
         cols[f"{prefix}_scores"] = scores[keep].astype(np.float64).tolist()
     positive = next(iter(found.values()))[2]  # the pair's own cosine (reviews' search first: as it always was)
@@ -478,15 +479,15 @@ def _mine(src: MiningSource, pairs: PairSplits, settings: MiningSettings, progre
     """Encode the train passages and the distinct train reviews, search, choose: `(table, counts)`. Negative reviews:
     each pair's passage ranks the distinct reviews; negative passages, the mirror: its review ranks the distinct
     passages, by the same rules with the sides swapped (never its own passage, nor a passage of its review's text)."""
-    train = pairs.train
-    rows, own, forbidden = mining_candidates(train["passage"], train["review"])
-    model, tok, length, reviews = src.model, src.tokenizer, src.max_length, train["review"]
+    passages, reviews = column_list(pairs.train, "passage"), column_list(pairs.train, "review")
+    rows, own, forbidden = mining_candidates(passages, reviews)
+    model, tok, length = src.model, src.tokenizer, src.max_length
     (p_enc, p_prompt), (r_enc, r_prompt) = model.tower("passage"), model.tower("review")  # each side's prompt
-    P = encode_texts(p_enc, tok, train["passage"], length, settings.batch_size, progress, prompt=p_prompt)
+    P = encode_texts(p_enc, tok, passages, length, settings.batch_size, progress, prompt=p_prompt)
     R = encode_texts(r_enc, tok, [reviews[i] for i in rows], length, settings.batch_size, progress, prompt=r_prompt)
     search = {"review": (P, R, rows, own, forbidden)}  # queries, candidates, their train rows, own, never
     if "passage" in settings.kinds():
-        p_rows, p_own, p_forbidden = mining_candidates(train["review"], train["passage"])  # the mirror
+        p_rows, p_own, p_forbidden = mining_candidates(reviews, passages)  # the mirror
         search["passage"] = (R[torch.as_tensor(own)], P[torch.as_tensor(p_rows)], p_rows, p_own, p_forbidden)
     found, table = {}, {}
     for kind in settings.kinds():

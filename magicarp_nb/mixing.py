@@ -14,6 +14,7 @@ import torch
 
 from .config import PairDataConfig
 from .pair_sources import MAX_SOURCE_WEIGHT, PAIR_SOURCES, parse_source
+from .sources import column_list
 from .pairs import PairSplits, TokenizedPairs, seeded_generator, canonical_text, load_pairs
 
 # %% auto #0
@@ -65,8 +66,8 @@ def load_sources(cfg) -> PairSplits:
         per.append({"name": name, "spec": spec, "weight": weight, **got.report})
     report = {k: sum(p[k] for p in per) for k in per[0] if k not in ("name", "spec", "weight")}
     train, validation = datasets.concatenate_datasets(trains), datasets.concatenate_datasets(vals)
-    seen = set(map(canonical_text, train["passage"]))  # across sources: a held-out passage, another's training pair
-    report["validation_overlap"] = sum(canonical_text(p) in seen for p in validation["passage"])
+    seen = set(map(canonical_text, column_list(train, "passage")))  # across sources: a held-out passage, another's
+    report["validation_overlap"] = sum(canonical_text(p) in seen for p in column_list(validation, "passage"))
     if report["validation_overlap"] > sum(p["validation_overlap"] for p in per):
         warnings.warn(
             f"{report['validation_overlap']} of {len(validation)} validation pairs of data.sources have a passage that "
@@ -149,10 +150,11 @@ def source_validation(
     "With `data.sources`: each source's validation pairs as `TokenizedPairs`, by the source's name (else `{}`)."
     if not data.sources:
         return {}
-    out, where = {}, torch.tensor(splits.validation["source"])
+    out, where = {}, torch.tensor(column_list(splits.validation, "source"))
     for i, s in enumerate(splits.report["sources"]):
         part = splits.validation.select(torch.nonzero(where == i).flatten().tolist())
-        out[s["name"]] = TokenizedPairs(part["passage"], part["review"], tokenizer, max_length,
+        texts = column_list(part, "passage"), column_list(part, "review")
+        out[s["name"]] = TokenizedPairs(*texts, tokenizer, max_length,
                                         passage_prompt=passage_prompt, review_prompt=review_prompt)  # fmt: skip
     return out
 
@@ -161,7 +163,8 @@ def source_batch_order(data, splits: PairSplits, seed: int):
     "With `data.sources`: the trainer's `batch_order(epoch, global batch)` by `source_batches` (else None)."
     if not data.sources:
         return None
-    sources, weights = torch.tensor(splits.train["source"]), [s["weight"] for s in splits.report["sources"]]
+    sources = torch.tensor(column_list(splits.train, "source"))
+    weights = [s["weight"] for s in splits.report["sources"]]
 
     def order(epoch: int, batch_size: int) -> list:
         return source_batches(sources, weights, batch_size, seed, epoch, data.batch_sampler, data.source_order)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import functools
 import inspect
 import math
 import re
@@ -118,6 +119,12 @@ def executor_params(pairs: list) -> dict:
 _PLAIN = {"int": int, "float": float, "str": str}
 
 
+@functools.cache
+def _parameters(func) -> dict:
+    "`func`'s docments (read from its source once per process: a command line's parser is built for every call)."
+    return docments(func, full=True)
+
+
 def _help(doc: dict) -> str | None:
     "A parameter's comment, with its default when that says something."
     default = doc["default"]
@@ -137,7 +144,7 @@ def add_arguments(
 ) -> list[str]:
     "Options from `func`'s signature and docments: `--name`, its default, its comment as help; bool: `--[no-]name`."
     added = []
-    for name, doc in docments(func, full=True).items():
+    for name, doc in _parameters(func).items():
         if name == "return" or name in skip or (only is not None and name not in only):
             continue
         if doc.get("kind") in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):

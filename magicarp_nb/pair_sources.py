@@ -15,7 +15,7 @@ import torch
 
 from .corpora import extract_stdlib_pairs
 from .settings import ConfigValueError, check_name
-from .sources import check_text_column, read_dataset
+from .sources import check_text_column, column_list, read_dataset
 
 # %% auto #0
 __all__ = ['PAIR_SOURCES', 'MAX_SOURCE_WEIGHT', 'PairSource', 'register_pair_source', 'pair_source', 'parse_source',
@@ -132,11 +132,11 @@ def source_tables(data) -> list:
 def source_labels(data, ds: datasets.Dataset) -> list:
     "A class label per pair of `ds`: its `label` column, else what its source says of its group ('': none)."
     if "label" in ds.column_names:
-        return list(ds["label"])
+        return column_list(ds, "label")
     entries = source_entries(data)
     if "source" not in ds.column_names:
-        return entries[0][0].labels(list(ds["group"]))
-    return [entries[s][0].labels([g])[0] for g, s in zip(ds["group"], ds["source"])]
+        return entries[0][0].labels(column_list(ds, "group"))
+    return [entries[s][0].labels([g])[0] for g, s in zip(column_list(ds, "group"), column_list(ds, "source"))]
 
 
 def source_card(data) -> str:

@@ -20,6 +20,7 @@ from transformers import DataCollatorForLanguageModeling
 
 from .settings import registrar
 from .pair_sources import pair_source
+from .sources import column_list
 
 # %% auto #0
 __all__ = ['MASK_KEYS', 'COLLATORS', 'register_collator', 'canonical_text', 'PairSplits', 'clean_pairs', 'in_validation',
@@ -53,12 +54,12 @@ def clean_pairs(
     "Drop empty, too-short and duplicate pairs (texts and negatives stripped, compared canonically); pairs and counts."
     counts = {"read": len(ds), "dropped_empty": 0, "dropped_short": 0, "dropped_duplicate": 0}
     grouped = "group" in ds.column_names  # else a pair's group is its canonical passage: "P Q" and "P  Q " are one
-    others = {c: ds[c] for c in ds.column_names if c not in ("passage", "review")}
+    others = {c: column_list(ds, c) for c in ds.column_names if c not in ("passage", "review")}
     for kind in ("negatives", "negative_passages"):  # hard negatives are texts too: stripped (an empty one:
         if kind in others:  # `load_pairs`, after the split)
             others[kind] = [[n.strip() for n in row] for row in others[kind]]
     seen_p, seen_r, seen_pair, keep = set(), set(), set(), {c: [] for c in ["passage", "review", "group", *others]}
-    for i, (p, r) in enumerate(zip(ds["passage"], ds["review"])):
+    for i, (p, r) in enumerate(zip(column_list(ds, "passage"), column_list(ds, "review"))):
         p, r = (p or "").strip(), (r or "").strip()  # trained on as they are: indentation matters to a tokenizer
         key = (canonical_text(p), canonical_text(r))  # what dedup and the default group compare
         if not all(key):
@@ -104,14 +105,15 @@ def _settle_negatives(train, validation, report: dict, source: str) -> tuple:
     "Train pairs with every negative given, validation without negatives, and what that dropped or shares, warned."
     kinds = [k for k in _NEGATIVE_KINDS if k in train.column_names]  # reviews, passages or both
     validation = validation.remove_columns([c for c in (*kinds, "scores") if c in validation.column_names])
-    full = [i for i, rows in enumerate(zip(*(train[k] for k in kinds))) if all(map(canonical_text, sum(rows, [])))]
+    given = zip(*(column_list(train, k) for k in kinds))
+    full = [i for i, rows in enumerate(given) if all(map(canonical_text, sum(rows, [])))]
     report["dropped_no_negative"] = len(train) - len(full)
     train = train.select(full) if report["dropped_no_negative"] else train
     said = [("dropped_no_negative", "train pairs with an empty hard negative left out")]
     for kind in kinds:
         side, key, what = _NEGATIVE_KINDS[kind]
-        held = set(map(canonical_text, validation[side]))  # a copy with other white space is the same text
-        report[key] = sum(canonical_text(n) in held for row in train[kind] for n in row)
+        held = set(map(canonical_text, column_list(validation, side)))  # a copy with other white space: the same
+        report[key] = sum(canonical_text(n) in held for row in column_list(train, kind) for n in row)
         said.append((key, what))
     for key, what in said:
         if report[key]:
@@ -150,11 +152,11 @@ def load_pairs(cfg) -> PairSplits:
         validation, vrep = clean_pairs(raw["validation"], cfg.min_chars, dedup)
         report = {k: report[k] + vrep.get(k, 0) for k in report}
     else:
-        val = [in_validation(g, cfg.val_fraction, cfg.split_seed) for g in train["group"]]
+        val = [in_validation(g, cfg.val_fraction, cfg.split_seed) for g in column_list(train, "group")]
         validation = train.select([i for i, v in enumerate(val) if v])
         train = train.select([i for i, v in enumerate(val) if not v])
-    seen = set(map(canonical_text, train["passage"]))  # counted whether the source split them or the groups did
-    report["validation_overlap"] = sum(canonical_text(p) in seen for p in validation["passage"])
+    seen = set(map(canonical_text, column_list(train, "passage")))  # whether the source split them or the groups
+    report["validation_overlap"] = sum(canonical_text(p) in seen for p in column_list(validation, "passage"))
     if report["validation_overlap"]:
         warnings.warn(
             f"{report['validation_overlap']} of {len(validation)} validation pairs of {cfg.source or cfg.pipeline!r} "

@@ -148,10 +148,9 @@ def sphere_figure(
     classes: list,  # class names
     title: str = "",  # above both panels
     seed: int = 0,
-    path=None,  # where to save the PNG (None: not saved)
     top: int = 10,  # classes with their own colour
 ):
-    "magiCARP's picture: the 2-D PCA above the 3-D PCA's points on the sphere (azimuth, elevation); the figure."
+    "magiCARP's picture: the 2-D PCA above the 3-D PCA's points on the sphere (azimuth, elevation); the figure to save."
     fig, axes = figure_grid(2, 1, 5.8, layout="constrained")  # the sphere's map is twice as wide as high
     flat, sphere = axes[:, 0]
     plot_projection(*project_2d(P, R, "pca", seed), yp, yr, classes, flat, "2-D PCA", top)
@@ -162,6 +161,4 @@ def sphere_figure(
     flat.set_xlabel("first principal component"), flat.set_ylabel("second principal component")
     projection_legend(fig, classes, top)
     fig.suptitle(title, fontsize=FONT["figure"])
-    if path is not None:
-        save_png(fig, path)
     return fig

@@ -13,7 +13,7 @@ from .candidates import contrastive_accuracy, masked_logits
 from .candidates import late_interaction_logits, token_mask
 
 # %% auto #0
-__all__ = ['late_interaction_scores', 'retrieval_metrics', 'encode_ids', 'encode_texts', 'evaluate_pairs']
+__all__ = ['late_interaction_scores', 'query_ranks', 'retrieval_metrics', 'encode_ids', 'encode_texts', 'evaluate_pairs']
 
 # %% ../nbs/13_retrieval.ipynb #c006
 def late_interaction_scores(
@@ -50,16 +50,17 @@ def _ranks(Q: torch.Tensor, C: torch.Tensor, same: torch.Tensor | None, block: i
     return torch.cat(ranks)
 
 
-def retrieval_metrics(
-    P: torch.Tensor,  # (N, d) passage embeddings
+def query_ranks(
+    P: torch.Tensor,  # (N, d) passage embeddings, or (N, L, d) token features
     R: torch.Tensor,  # (N, d) review embeddings; R[i] belongs to P[i]
     passage_keys: torch.Tensor | None = None,  # (N,) equal ids for identical passages
     review_keys: torch.Tensor | None = None,  # (N,) equal ids for identical reviews
-    ks: tuple = (1, 5, 10),  # the k of each R@k
     block: int = 1024,  # query rows scored at a time
     split: str = "validation",  # the split the embeddings come from, for errors
 ) -> dict:
-    "R@k and MRR passage→review (`p2r_*`) and review→passage (`r2p_*`), and `mrr`, the mean of both MRRs."
+    """`{"p2r": ranks, "r2p": ranks}`: the rank (1 = first) of each query's match among the other side's N texts,
+    ties counted above it, a duplicate of the match (same key) not counted: what every R@k and MRR averages, and
+    what a paired bootstrap over queries resamples."""
     tokens = P.ndim == 3  # token features: late interaction
     if len(P) != len(R) or P.ndim != R.ndim or P.shape[-1] != R.shape[-1] or P.ndim not in (2, 3):
         raise ValueError(
@@ -78,9 +79,24 @@ def retrieval_metrics(
     same = None
     if passage_keys is not None and review_keys is not None:
         same = (passage_keys[:, None] == passage_keys[None, :]) | (review_keys[:, None] == review_keys[None, :])
-    out, score = {}, late_interaction_scores if tokens else _cosine_scores
-    for name, Q, C in (("p2r", P, R), ("r2p", R, P)):
-        rank = _ranks(Q, C, same, block, score).float()
+    score = late_interaction_scores if tokens else _cosine_scores
+    return {name: _ranks(Q, C, same, block, score) for name, Q, C in (("p2r", P, R), ("r2p", R, P))}
+
+
+# %% ../nbs/13_retrieval.ipynb #dcc1c12a
+def retrieval_metrics(
+    P: torch.Tensor,  # (N, d) passage embeddings
+    R: torch.Tensor,  # (N, d) review embeddings; R[i] belongs to P[i]
+    passage_keys: torch.Tensor | None = None,  # (N,) equal ids for identical passages
+    review_keys: torch.Tensor | None = None,  # (N,) equal ids for identical reviews
+    ks: tuple = (1, 5, 10),  # the k of each R@k
+    block: int = 1024,  # query rows scored at a time
+    split: str = "validation",  # the split the embeddings come from, for errors
+) -> dict:
+    "R@k and MRR passage→review (`p2r_*`) and review→passage (`r2p_*`), and `mrr`, the mean of both MRRs."
+    out = {}
+    for name, rank in query_ranks(P, R, passage_keys, review_keys, block, split).items():
+        rank = rank.float()
         for k in ks:
             out[f"{name}_r{k}"] = float((rank <= k).float().mean())
         out[f"{name}_mrr"] = float((1 / rank).mean())

@@ -16,8 +16,8 @@ import datasets
 from huggingface_hub import constants
 
 # %% auto #0
-__all__ = ['SHIPPED_DIR', 'hub_reachable', 'require_hub', 'is_hub_name', 'read_dataset', 'check_text_column', 'read_texts',
-           'texts_dataset', 'split_validation', 'cache_dir', 'shipped_file']
+__all__ = ['SHIPPED_DIR', 'hub_reachable', 'require_hub', 'is_hub_name', 'read_dataset', 'check_text_column', 'column_list',
+           'read_texts', 'texts_dataset', 'split_validation', 'cache_dir', 'shipped_file']
 
 # %% ../nbs/03_sources.ipynb #c006
 def hub_reachable(timeout: float = 3.0) -> bool:
@@ -97,6 +97,14 @@ def check_text_column(
     feature = ds.features.get(column)
     if not (isinstance(feature, datasets.Value) and feature.dtype in ("string", "large_string")):
         raise ValueError(f"{what}: column {column!r} holds {feature}, not text; set {key} to a column of strings")
+
+# %% ../nbs/03_sources.ipynb #c80c93cc
+def column_list(
+    ds: datasets.Dataset,  # any dataset, selected or not
+    name: str,  # one of its columns
+) -> list:
+    "Column `name` of `ds` as a plain list (in the dataset's order, after any `select`)."
+    return ds[name][:]
 
 # %% ../nbs/03_sources.ipynb #c012
 def read_texts(
