@@ -82,7 +82,6 @@ def query_ranks(
     score = late_interaction_scores if tokens else _cosine_scores
     return {name: _ranks(Q, C, same, block, score) for name, Q, C in (("p2r", P, R), ("r2p", R, P))}
 
-
 # %% ../nbs/13_retrieval.ipynb #dcc1c12a
 def retrieval_metrics(
     P: torch.Tensor,  # (N, d) passage embeddings
