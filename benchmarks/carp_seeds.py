@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from magicarp_nb.batch_study import lr_for, run_name
 from magicarp_nb.carp import load_carp
 from magicarp_nb.checkpoints import latest_checkpoint
 from magicarp_nb.config import load_config
@@ -38,8 +39,7 @@ from magicarp_nb.retrieval import query_ranks
 from magicarp_nb.sources import column_list
 
 ROOT = Path(__file__).resolve().parent.parent
-RUNS = {(32, 12): "b0032_lr2e-05_s12", (256, 12): "b0256_lr0.00016_s12",
-        (32, 13): "b0032_lr2e-05_s13", (256, 13): "b0256_lr0.00016_s13"}  # fmt: skip
+RUNS = {(B, s): run_name(B, lr_for("linear", B), s) for B in (32, 256) for s in (12, 13)}  # the study's folder names
 MEASURES = {  # name -> what it averages over the queries' ranks of one direction
     "p2r_r1": ("p2r", lambda r: (r == 1).astype(float)),
     "r2p_r1": ("r2p", lambda r: (r == 1).astype(float)),
@@ -116,10 +116,12 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / "seeds.csv", index=False)
     boot.to_csv(out / "bootstrap.csv", index=False)
-    meta = {"command": ".venv/bin/python benchmarks/carp_seeds.py", "resamples": a.resamples,
+    meta_file = out / "bootstrap.json"  # what this script does not write (how the runs were trained) is kept
+    meta = json.loads(meta_file.read_text()) if meta_file.exists() else {}
+    meta |= {"command": ".venv/bin/python benchmarks/carp_seeds.py", "resamples": a.resamples,
             "bootstrap_seed": a.bootstrap_seed, "torch_threads": torch_threads,
             "seconds": round(time.time() - t0)}  # fmt: skip
-    (out / "bootstrap.json").write_text(json.dumps(meta, indent=1))
+    meta_file.write_text(json.dumps(meta, indent=1))
     with pd.option_context("display.width", 200, "display.precision", 4):
         print(table.to_string(index=False))
         queries = len(next(iter(ranks.values()))["p2r"])
