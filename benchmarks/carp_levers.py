@@ -1,18 +1,21 @@
 """CARP's levers toward R@1 >= 0.62 both ways on the held-out stdlib pairs, beside the batch-size study's runs.
 
-    nice -n 5 env OMP_NUM_THREADS=2 .venv/bin/python benchmarks/carp_levers.py --levers two-epochs mined mined-mse
-        # the run of nbs/study/levers
+    nice -n 5 env OMP_NUM_THREADS=1 .venv/bin/python benchmarks/carp_levers.py --levers mined-passage mined-both
+        # the run of nbs/study/levers (rows of levers not named are kept from its levers.csv)
 
 Every lever is the `carp-minilm` preset at the batch-size study's best setting (seed 12, B = 256 through the exact
 step in microbatches of 32, the linear rule's lr 1.6e-4) with its own overrides, trained by `magicarp train` and
 evaluated by `magicarp eval` one at a time, as `benchmarks/batch_size.py` does (its `timed` and `trained`: a
 finished run is not trained or evaluated again, an interrupted one resumes).
 
-- `two-epochs`: `train.epochs=2`.
-- `mined`: one hard negative per pair, mined by the study's B = 256 run (`magicarp mine RUN`, the hardest review
-  below 0.95 x the positive's cosine), InfoNCE over the batch and the negatives. `--teacher-run zero-shot` mines
-  with the untrained tower instead (`magicarp mine zero-shot carp-minilm`), as `14_carp` did at B = 32.
-- `mined-mse`: the same table's cosines (`positive_score`, `negative_scores`) as a teacher: Margin-MSE
+Every lever trains two epochs (`train.epochs=2`); `two-epochs` is that alone. The others add a mined table:
+- `mined`: one hard review (docstring) per pair, mined by the study's B = 256 run (`magicarp mine RUN`, the
+  hardest below 0.95 x the positive's cosine), InfoNCE over the batch and the negatives. `--teacher-run zero-shot`
+  mines with the untrained tower instead (`magicarp mine zero-shot carp-minilm`), as `14_carp` did at B = 32.
+- `mined-passage`: one hard passage (function) per review, by the same rules (`magicarp mine RUN --side passage`),
+  candidates of the review -> passage direction.
+- `mined-both`: one of each (`--side both`).
+- `mined-mse`: the `mined` table's cosines (`positive_score`, `negative_scores`) as a teacher: Margin-MSE
   (`objective.name=margin_mse data.score_columns=[positive_score,negative_scores]`), distilling the fine-tuned
   run into zero-shot MiniLM (refused with `--teacher-run zero-shot`: the student would start as its teacher).
 
@@ -35,10 +38,13 @@ from magicarp_nb.batch_study import model_metrics  # noqa: E402
 
 BASE = ["seed=12", "train.batch_size=256", "train.lr=0.00016", "microbatch_size=32"]
 MINED = ["data.score_columns=[positive_score,negative_scores]"]  # with the table's own overrides
-LEVERS = {  # name -> (overrides, reads the mined table)
-    "two-epochs": (["train.epochs=2"], False),
-    "mined": ([], True),
-    "mined-mse": (["objective.name=margin_mse", *MINED], True),
+EPOCHS = ["train.epochs=2"]
+LEVERS = {  # name -> (overrides, the side of the mined table it reads, or None)
+    "two-epochs": (EPOCHS, None),
+    "mined": (EPOCHS, "review"),
+    "mined-passage": (EPOCHS, "passage"),
+    "mined-both": (EPOCHS, "both"),
+    "mined-mse": (["objective.name=margin_mse", *MINED, *EPOCHS], "review"),
 }
 COLUMNS = ["p2r_r1", "r2p_r1", "p2r_r10", "r2p_r10", "mrr", "reviews_ask_ndcg@10", "passages_ask_ndcg@10"]
 
@@ -48,9 +54,9 @@ def miner(a) -> str:
     return "zero-shot" if a.teacher_run == "zero-shot" else Path(a.teacher_run).name
 
 
-def mine(a) -> tuple[list, dict]:
-    "The mined table's overrides (mining it first, unless done) and the mining's wall and CPU seconds."
-    name = f"mined-{miner(a)}"
+def mine(a, side: str) -> tuple[list, dict]:
+    "The `side` mined table's overrides (mining it first, unless done) and the mining's wall and CPU seconds."
+    name = f"mined-{miner(a)}" if side == "review" else f"mined-{side}-{miner(a)}"
     table, timing_file = Path(a.runs_root) / name, Path(a.runs_root) / f"{name}.timing.json"
     if not (table / "mining.json").exists():
         print(f"[{time.strftime('%H:%M:%S')}] mining {table} with {a.teacher_run}", flush=True)
@@ -63,6 +69,8 @@ def mine(a) -> tuple[list, dict]:
             str(table),
             "--relative-margin",
             "0.05",
+            "--side",
+            side,
             "--force",
         ]
         timing_file.write_text(json.dumps(timed(cmd, Path(a.runs_root) / f"{name}.log")))
@@ -72,8 +80,9 @@ def mine(a) -> tuple[list, dict]:
 
 def lever(a, name: str) -> dict:
     "Train (unless finished) and evaluate (unless evaluated) one lever's run; its row of the table."
-    extra, reads_table = LEVERS[name]
-    table_overrides, mining = mine(a) if reads_table else ([], {})
+    extra, side = LEVERS[name]
+    reads_table = side is not None
+    table_overrides, mining = mine(a, side) if reads_table else ([], {})
     label = f"{name}-zero-shot" if reads_table and miner(a) == "zero-shot" else name
     run = Path(a.runs_root) / label
     timing_file = run / "study_timing.json"
@@ -129,6 +138,11 @@ def main():
         }  # fmt: skip
         for _, r in study[keep & study["batch_size"].isin([32, 256])].iterrows()
     ]
+    if (out / "levers.csv").exists():  # the levers not run now keep their rows
+        kept = pd.read_csv(out / "levers.csv")
+        rows += [
+            r for r in kept.to_dict("records") if not r["lever"].startswith("study ") and r["lever"] not in a.levers
+        ]
     for name in a.levers:
         rows.append(lever(a, name))
         pd.DataFrame(rows).to_csv(out / "levers.csv", index=False)
