@@ -43,7 +43,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import torch  # noqa: E402
 
-from magicarp_nb.batch_study import (  # noqa: E402
+from magicarp_nb.carp.batch_study import (  # noqa: E402
     LR_RULES,
     command_line,
     lr_for,
@@ -54,10 +54,10 @@ from magicarp_nb.batch_study import (  # noqa: E402
     saved_records,
     summary_rows,
 )
-from magicarp_nb.checkpoints import latest_checkpoint, read_train_state  # noqa: E402
-from magicarp_nb.config import load_config  # noqa: E402
+from magicarp_nb.core.checkpoints import latest_checkpoint, read_train_state  # noqa: E402
+from magicarp_nb.core.config import load_config  # noqa: E402
 from magicarp_nb.figures import save_figure  # noqa: E402
-from magicarp_nb.runtime import cpu_has_bf16  # noqa: E402
+from magicarp_nb.core.runtime import cpu_has_bf16  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent

@@ -34,7 +34,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from batch_size import BIN, ROOT, timed, trained  # noqa: E402
 
-from magicarp_nb.batch_study import model_metrics  # noqa: E402
+from magicarp_nb.carp.batch_study import model_metrics  # noqa: E402
 
 BASE = ["seed=12", "train.batch_size=256", "train.lr=0.00016", "microbatch_size=32"]
 MINED = ["data.score_columns=[positive_score,negative_scores]"]  # with the table's own overrides

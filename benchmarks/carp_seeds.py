@@ -28,15 +28,15 @@ import numpy as np
 import pandas as pd
 import torch
 
-from magicarp_nb.batch_study import lr_for, run_name
-from magicarp_nb.carp import load_carp
-from magicarp_nb.checkpoints import latest_checkpoint
-from magicarp_nb.config import load_config
-from magicarp_nb.embeddings import load_embeddings
-from magicarp_nb.mixing import load_pairs_of
-from magicarp_nb.pairs import TokenizedPairs
-from magicarp_nb.retrieval import query_ranks
-from magicarp_nb.sources import column_list
+from magicarp_nb.carp.batch_study import lr_for, run_name
+from magicarp_nb.carp.train import load_carp
+from magicarp_nb.core.checkpoints import latest_checkpoint
+from magicarp_nb.core.config import load_config
+from magicarp_nb.carp.embeddings import load_embeddings
+from magicarp_nb.data.mixing import load_pairs_of
+from magicarp_nb.data.pairs import TokenizedPairs
+from magicarp_nb.carp.retrieval import query_ranks
+from magicarp_nb.data.sources import column_list
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = {(B, s): run_name(B, lr_for("linear", B), s) for B in (32, 256) for s in (12, 13)}  # the study's folder names

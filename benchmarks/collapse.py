@@ -28,7 +28,7 @@ GROUPS = ["norms", "etf", "pairs", "dual", "agreement"]
 # ----------------------------------------------------------------------------------------------------------------
 # plain implementations: the obvious dense code, K x K matrices included
 def plain_group(group, stats, W, ag):
-    from magicarp_nb.measures import kept_classes
+    from magicarp_nb.geometry.measures import kept_classes
 
     idx = kept_classes(stats.counts)
     M = stats.means[idx]
@@ -64,7 +64,7 @@ def plain_group(group, stats, W, ag):
 
 
 def synthetic(K, D, seed=0):
-    from magicarp_nb.collapse import AgreementStats, CollapseStats
+    from magicarp_nb.geometry.collapse import AgreementStats, CollapseStats
 
     g = torch.Generator().manual_seed(seed)
     s = CollapseStats(K, D)
@@ -87,7 +87,7 @@ def _status_kb(field):
 
 def child(impl, group, K, D, threads):
     torch.set_num_threads(threads)
-    from magicarp_nb.measures import nc_row
+    from magicarp_nb.geometry.measures import nc_row
 
     stats, W, ag = synthetic(K, D)
     with open("/proc/self/clear_refs", "w") as f:
@@ -130,10 +130,10 @@ def interleaved_best(fns: dict, batches: list, rounds: int = 3) -> dict:
 
 # ----------------------------------------------------------------------------------------------------------------
 def collection(threads, n_batches=24, batch=32, L=128):
-    from magicarp_nb.clm import neo_config
-    from magicarp_nb.collapse import AgreementStats, CollapseStats
-    from magicarp_nb.collect import feature_forward, head_input_forward
-    from magicarp_nb.config import CLMModelConfig
+    from magicarp_nb.collapse.clm import neo_config
+    from magicarp_nb.geometry.collapse import AgreementStats, CollapseStats
+    from magicarp_nb.collapse.collect import feature_forward, head_input_forward
+    from magicarp_nb.core.config import CLMModelConfig
     from transformers import GPTNeoForCausalLM
 
     torch.set_num_threads(threads)

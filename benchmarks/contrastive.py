@@ -44,7 +44,7 @@ def st_cached_step(m: int, max_length: int):
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.sentence_transformer.losses import CachedMultipleNegativesRankingLoss
 
-    from magicarp_nb.encoders import minilm_path
+    from magicarp_nb.carp.encoders import minilm_path
 
     st = SentenceTransformer(
         str(minilm_path()),
@@ -73,8 +73,8 @@ def package_step(method: str, enc, obj, m: int):
     "One of this package's steps (or magiCARP's recomputation) on the encoder `enc`: (step, backbone)."
     import torch
 
-    from magicarp_nb.encoders import POOLINGS
-    from magicarp_nb.gradcache import StepSettings, contrastive_step, recompute_step
+    from magicarp_nb.carp.encoders import POOLINGS
+    from magicarp_nb.carp.gradcache import StepSettings, contrastive_step, recompute_step
 
     enc.train()
 
@@ -104,10 +104,10 @@ def run_one(method: str, B: int, m: int, max_length: int, steps: int, grad_path:
     "Time `steps` steps of `method` at batch size B in this process; save the last step's encoder gradients."
     import torch
 
-    from magicarp_nb.config import EncoderConfig, PairDataConfig
-    from magicarp_nb.pairs import TokenizedPairs, load_pairs
-    from magicarp_nb.encoders import build_encoder
-    from magicarp_nb.objectives import InfoNCE
+    from magicarp_nb.core.config import EncoderConfig, PairDataConfig
+    from magicarp_nb.data.pairs import TokenizedPairs, load_pairs
+    from magicarp_nb.carp.encoders import build_encoder
+    from magicarp_nb.carp.objectives import InfoNCE
 
     torch.manual_seed(0)
     train = load_pairs(PairDataConfig()).train.shuffle(seed=0)

@@ -27,11 +27,11 @@ from collapse import interleaved_best  # the same interleaved timer as the colla
 
 
 def one_width(D, K, batch, L, n_batches, rounds):
-    from magicarp_nb.clm import neo_config
-    from magicarp_nb.collapse import CollapseStats
-    from magicarp_nb.collect import feature_forward
-    from magicarp_nb.config import CLMModelConfig
-    from magicarp_nb.measures import nc_row
+    from magicarp_nb.collapse.clm import neo_config
+    from magicarp_nb.geometry.collapse import CollapseStats
+    from magicarp_nb.collapse.collect import feature_forward
+    from magicarp_nb.core.config import CLMModelConfig
+    from magicarp_nb.geometry.measures import nc_row
     from transformers import GPTNeoForCausalLM
 
     torch.manual_seed(0)

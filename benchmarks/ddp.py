@@ -37,12 +37,12 @@ def _batch(n: int, length: int, vocab: int, seed: int) -> dict:
 
 
 def worker(a) -> None:
-    from magicarp_nb.config import EncoderConfig, TrainConfig
-    from magicarp_nb.distributed import average_gradients, process_group, rank_of, world_size_of
-    from magicarp_nb.encoders import build_encoder
-    from magicarp_nb.engines import TorchEngine
-    from magicarp_nb.gradcache import StepSettings, contrastive_step
-    from magicarp_nb.objectives import InfoNCE
+    from magicarp_nb.core.config import EncoderConfig, TrainConfig
+    from magicarp_nb.training.distributed import average_gradients, process_group, rank_of, world_size_of
+    from magicarp_nb.carp.encoders import build_encoder
+    from magicarp_nb.training.engines import TorchEngine
+    from magicarp_nb.carp.gradcache import StepSettings, contrastive_step
+    from magicarp_nb.carp.objectives import InfoNCE
 
     torch.set_num_threads(a.threads)
     with process_group("gloo") as group:

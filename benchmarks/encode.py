@@ -13,10 +13,10 @@ from pathlib import Path
 import pandas as pd
 import torch
 
-from magicarp_nb.config import PairDataConfig
-from magicarp_nb.pairs import load_pairs
-from magicarp_nb.embeddings import EncodeSettings, encode_corpus
-from magicarp_nb.carp_eval import zero_shot_model
+from magicarp_nb.core.config import PairDataConfig
+from magicarp_nb.data.pairs import load_pairs
+from magicarp_nb.carp.embeddings import EncodeSettings, encode_corpus
+from magicarp_nb.carp.carp_eval import zero_shot_model
 
 
 def main():

@@ -19,7 +19,7 @@ import time
 import torch
 import torch.nn.functional as F
 
-from magicarp_nb.objectives import late_interaction_logits
+from magicarp_nb.carp.objectives import late_interaction_logits
 
 
 def run(B: int, L: int, d: int, recompute: bool, reps: int) -> dict:

@@ -17,10 +17,10 @@ from pathlib import Path
 import torch
 from transformers import GPTNeoForCausalLM
 
-from magicarp_nb.clm import neo_config
-from magicarp_nb.collect import PassSettings, StatsTarget, collect_stats
-from magicarp_nb.config import CLMModelConfig
-from magicarp_nb.stats_files import stats_path
+from magicarp_nb.collapse.clm import neo_config
+from magicarp_nb.collapse.collect import PassSettings, StatsTarget, collect_stats
+from magicarp_nb.core.config import CLMModelConfig
+from magicarp_nb.core.stats_files import stats_path
 
 
 def model_of(depth, width, vocab=4096, ctx=128):

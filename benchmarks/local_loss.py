@@ -45,9 +45,9 @@ def rank_run(B: int, d: int, local: bool, reps: int) -> dict:
     "One rank's measurements (called in each process that `launch_local` starts)."
     import torch
 
-    from magicarp_nb.distributed import process_group, rank_of, world_size_of
-    from magicarp_nb.gradcache import StepSettings, contrastive_step
-    from magicarp_nb.objectives import InfoNCE
+    from magicarp_nb.training.distributed import process_group, rank_of, world_size_of
+    from magicarp_nb.carp.gradcache import StepSettings, contrastive_step
+    from magicarp_nb.carp.objectives import InfoNCE
 
     torch.set_num_threads(1)
     with process_group("gloo") as group:
@@ -94,7 +94,7 @@ def rank_run(B: int, d: int, local: bool, reps: int) -> dict:
 
 
 def child(B: int, d: int, local: bool, reps: int, nproc: int) -> None:
-    from magicarp_nb.distributed import launch_local
+    from magicarp_nb.training.distributed import launch_local
 
     print(json.dumps(launch_local(rank_run, nproc, (B, d, local, reps))[0]))
 

@@ -26,14 +26,14 @@ import datasets
 import torch
 import torch.nn.functional as F
 
-from magicarp_nb.carp import build_carp, carp_step
-from magicarp_nb.gradcache import StepSettings
-from magicarp_nb.config import load_config
-from magicarp_nb.pairs import TokenizedPairs, load_pairs
-from magicarp_nb.mining import MiningSettings, SourceSettings, mine_negatives
-from magicarp_nb.objectives import late_interaction_logits, token_mask
-from magicarp_nb.retrieval import encode_ids
-from magicarp_nb.runtime import seed_everything
+from magicarp_nb.carp.train import build_carp, carp_step
+from magicarp_nb.carp.gradcache import StepSettings
+from magicarp_nb.core.config import load_config
+from magicarp_nb.data.pairs import TokenizedPairs, load_pairs
+from magicarp_nb.carp.mining import MiningSettings, SourceSettings, mine_negatives
+from magicarp_nb.carp.objectives import late_interaction_logits, token_mask
+from magicarp_nb.carp.retrieval import encode_ids
+from magicarp_nb.core.runtime import seed_everything
 
 OBJECTIVES = ["infonce", "cloob", "vicreg", "infonce+vicreg", "filip", "momentum", "siglip", "matryoshka"]
 OBJECTIVES += ["infonce+1 mined", "infonce+3 mined"]

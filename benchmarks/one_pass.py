@@ -25,10 +25,10 @@ import time
 
 import torch
 
-from magicarp_nb.carp import build_carp
-from magicarp_nb.config import PairDataConfig, load_config
-from magicarp_nb.gradcache import StepSettings, contrastive_step
-from magicarp_nb.pairs import TokenizedPairs, load_pairs
+from magicarp_nb.carp.train import build_carp
+from magicarp_nb.core.config import PairDataConfig, load_config
+from magicarp_nb.carp.gradcache import StepSettings, contrastive_step
+from magicarp_nb.data.pairs import TokenizedPairs, load_pairs
 
 
 def one_step(model, batch: dict, m: int, one_pass: bool) -> dict:

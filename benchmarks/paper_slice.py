@@ -36,8 +36,8 @@ import pandas as pd  # noqa: E402
 
 from magicarp_nb.figures import FigureLabels, final_rows, load_reference, plot_nc_vs_loss, reference_deltas  # noqa: E402
 from magicarp_nb.figures import reference_path, save_figure  # noqa: E402
-from magicarp_nb.run_names import paper_axes, paper_run_name  # noqa: E402
-from magicarp_nb.analyze import find_stats  # noqa: E402
+from magicarp_nb.core.run_names import paper_axes, paper_run_name  # noqa: E402
+from magicarp_nb.collapse.analyze import find_stats  # noqa: E402
 from magicarp_nb.study import STUDY_COLUMNS, scale_correlations  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent

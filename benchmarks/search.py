@@ -38,7 +38,7 @@ def one(n: int, method: str, n_queries: int, reps: int) -> dict:
     import faiss
     import torch
 
-    from magicarp_nb.beir import faiss_top_k, top_k
+    from magicarp_nb.carp.beir import faiss_top_k, top_k
 
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
     faiss.omp_set_num_threads(torch.get_num_threads())

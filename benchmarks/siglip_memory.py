@@ -83,7 +83,7 @@ def run_one(B: int, block: int | None, d: int, reps: int, grad_path: str, rss_on
     "One (B, block) in this process: peak rise, saved bytes and times; the loss, ∂P and ∂R go to `grad_path`."
     import torch
 
-    from magicarp_nb.objectives import siglip_loss
+    from magicarp_nb.carp.objectives import siglip_loss
 
     def fwd_bwd(args):
         for x in args:

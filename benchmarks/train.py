@@ -39,10 +39,10 @@ def _peak_mib() -> float:
 def _setup(model_name: str, batch_size: int, steps: int, threads: int):
     from transformers import GPTNeoForCausalLM
 
-    from magicarp_nb.clm import neo_config
-    from magicarp_nb.config import load_config
-    from magicarp_nb.data import prepare_text_blocks
-    from magicarp_nb.runtime import seed_everything
+    from magicarp_nb.collapse.clm import neo_config
+    from magicarp_nb.core.config import load_config
+    from magicarp_nb.data.lm import prepare_text_blocks
+    from magicarp_nb.core.runtime import seed_everything
 
     torch.set_num_threads(threads)
     depth, width = (int(x) for x in model_name.split("x"))
@@ -55,8 +55,8 @@ def _setup(model_name: str, batch_size: int, steps: int, threads: int):
 
 
 def _ours(cfg, model, train, skip: int) -> list:
-    from magicarp_nb.clm import clm_step
-    from magicarp_nb.trainer import Trainer, TrainParts
+    from magicarp_nb.collapse.clm import clm_step
+    from magicarp_nb.training.trainer import Trainer, TrainParts
 
     times = []
 

@@ -19,14 +19,14 @@ from typing import Callable
 import submitit
 import torch
 
-from .analyze import LeftOutError, analyze, experiment_dirs, progress_table
-from .anymodel import collect_model, collect_run_layers, model_kind
-from .carp_eval import IRSettings, ProbeSettings, encode_run, eval_tables, evaluate_run, sphere_picture
-from .embeddings import EncodeSettings
-from .export import export_sentence_transformers
-from .collect import PassSettings, collect_checkpoint, collect_run
-from .config import TextDataConfig, config_yaml, list_presets, load_config
-from .distcheck import check_distributed
+from .collapse.analyze import LeftOutError, analyze, experiment_dirs, progress_table
+from .collapse.anymodel import collect_model, collect_run_layers, model_kind
+from .carp.carp_eval import IRSettings, ProbeSettings, encode_run, eval_tables, evaluate_run, sphere_picture
+from .carp.embeddings import EncodeSettings
+from .carp.export import export_sentence_transformers
+from .collapse.collect import PassSettings, collect_checkpoint, collect_run
+from .core.config import TextDataConfig, config_yaml, list_presets, load_config
+from .carp.distcheck import check_distributed
 from .launch import GridSettings, check_config, default_run_dir, grid, grid_specs, grid_summary, job_result
 from magicarp_nb.launch import (
     check_reference,
@@ -38,12 +38,20 @@ from magicarp_nb.launch import (
     task_of,
     train_ranks,
 )
-from .settings import ConfigTypeError
-from .options import add_arguments, call_with, changed_options, cli_words, option_flags
-from .options import comma_list, executor_params, extra_arg, key_value_arg
-from .options import cutoffs_arg, layers_arg, positions_arg, positive_float, positive_int, shard_arg, whole
-from .measures import GROUPS, KERNELS, MeasureSettings
-from magicarp_nb.mining import (
+from .core.settings import ConfigTypeError
+from .core.options import add_arguments, call_with, changed_options, cli_words, option_flags
+from .core.options import comma_list, executor_params, extra_arg, key_value_arg
+from magicarp_nb.core.options import (
+    cutoffs_arg,
+    layers_arg,
+    positions_arg,
+    positive_float,
+    positive_int,
+    shard_arg,
+    whole,
+)
+from .geometry.measures import GROUPS, KERNELS, MeasureSettings
+from magicarp_nb.carp.mining import (
     MINING_SIDES,
     SAMPLING_STRATEGIES,
     MiningSettings,

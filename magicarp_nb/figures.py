@@ -19,12 +19,12 @@ from matplotlib.lines import Line2D
 import pandas as pd
 import yaml
 
-from .analyze import EXTRA_COLUMNS, PAPER_COLUMNS
-from .measures import MeasureSettings, figure_columns, measure_unit
-from .run_names import paper_axes, parse_run_name, seed_setting
-from .runfiles import atomic_write
-from .runtime import FIG_DPI, FONT, figure_grid
-from .sources import shipped_file
+from .collapse.analyze import EXTRA_COLUMNS, PAPER_COLUMNS
+from .geometry.measures import MeasureSettings, figure_columns, measure_unit
+from .core.run_names import paper_axes, parse_run_name, seed_setting
+from .core.runfiles import atomic_write
+from .core.runtime import FIG_DPI, FONT, figure_grid
+from .data.sources import shipped_file
 
 # %% auto #0
 __all__ = ['LOSS_UNITS', 'MEASURES', 'UNITS', 'PAPER', 'TOKENIZER_NOTE', 'MARKERS', 'FILLS', 'PAPER_TABLE', 'DELTA_COLUMNS',

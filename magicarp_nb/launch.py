@@ -20,22 +20,22 @@ import pandas as pd
 import submitit
 import torch
 
-from .analyze import analyze, find_stats
-from .carp_eval import evaluate_run
+from .collapse.analyze import analyze, find_stats
+from .carp.carp_eval import evaluate_run
 from .plugins import TASKS  # every built-in task (and what a plugin of yours registered)
-from .tasks import Task, run_task
-from .collect import PassSettings, collect_checkpoint
-from .config import load_config
+from .training.tasks import Task, run_task
+from .collapse.collect import PassSettings, collect_checkpoint
+from .core.config import load_config
 from .figures import experiment_figures, load_reference, reference_path
-from .measures import GROUPS, MeasureSettings
-from .settings import apply_overrides
-from .runtime import parse_device, resolve_device
-from .runfiles import atomic_write
-from .run_names import paper_run_name
-from .checkpoints import checkpoint_spec, select_checkpoints
-from .distributed import process_group, rank_of
-from .engines import chosen_engine
-from .trainer import TrainResult
+from .geometry.measures import GROUPS, MeasureSettings
+from .core.settings import apply_overrides
+from .core.runtime import parse_device, resolve_device
+from .core.runfiles import atomic_write
+from .core.run_names import paper_run_name
+from .core.checkpoints import checkpoint_spec, select_checkpoints
+from .training.distributed import process_group, rank_of
+from .training.engines import chosen_engine
+from .training.trainer import TrainResult
 
 # %% auto #0
 __all__ = ['STAGE_PARAMS', 'task_of', 'run_name', 'default_run_dir', 'resolve_run_name', 'check_config', 'train', 'train_ranks',

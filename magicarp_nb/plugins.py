@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .carp import CarpTask
-from .clm import CLMTask
-from .corpora import CORPORA
-from .engines import ENGINES  # DeepSpeed's, and FSDP2's (registered by the trainer's import)
-from .distillation import KLDistill, MarginMSE, MomentumDistill
-from .measures import MEASURES
-from .objectives import CLOOB, FILIP, OBJECTIVES, InfoNCE, SigLIP, VICReg
-from .pair_sources import PAIR_SOURCES, StdlibSource, TableSource
-from .tasks import TASKS
+from .carp.train import CarpTask
+from .collapse.clm import CLMTask
+from .data.corpora import CORPORA
+from .training.engines import ENGINES  # DeepSpeed's, and FSDP2's (registered by the trainer's import)
+from .carp.distillation import KLDistill, MarginMSE, MomentumDistill
+from .geometry.measures import MEASURES
+from .carp.objectives import CLOOB, FILIP, OBJECTIVES, InfoNCE, SigLIP, VICReg
+from .data.pair_sources import PAIR_SOURCES, StdlibSource, TableSource
+from .training.tasks import TASKS
 
 # %% auto #0
 __all__ = ['BUILT_IN', 'REGISTRIES', 'plugin_table']

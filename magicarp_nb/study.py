@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from .config import load_config
+from .core.config import load_config
 from .figures import correlations, save_figure
-from .runtime import count_ticks
-from .measures import study_columns
-from .checkpoints import resolve_checkpoint
-from .runtime import FONT, figure_grid
+from .core.runtime import count_ticks
+from .geometry.measures import study_columns
+from .core.checkpoints import resolve_checkpoint
+from .core.runtime import FONT, figure_grid
 
 # %% auto #0
 __all__ = ['STUDY_COLUMNS', 'study_table', 'scale_correlations', 'plot_loss_vs_params']

@@ -499,7 +499,7 @@ def option_values():
     """The strings a config option or command flag takes (`Literal[...]` choices, `choices=[...]`) in the package:
     a backticked `hard_negatives` or `linear` in the prose names such a value, not the function of that name."""
     out = set()
-    for py in sorted((ROOT / "magicarp_nb").glob("*.py")):
+    for py in sorted((ROOT / "magicarp_nb").rglob("*.py")):
         for node in ast.walk(ast.parse(py.read_text(encoding="utf-8"))):
             found = _choices(node)
             out |= {c.value for c in ast.walk(found) if isinstance(c, ast.Constant) and isinstance(c.value, str)}
@@ -616,7 +616,7 @@ def _field_help(cls):
     if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
         return {}
     try:
-        from magicarp_nb.settings import range_text
+        from magicarp_nb.core.settings import range_text
     except ImportError:
         range_text = None
     out = {}
