@@ -26,7 +26,6 @@ from .encoders import build_encoder
 from ..training.engines import TorchEngine
 from ..training.fsdp import FSDPEngine
 from .gradcache import StepSettings, contrastive_step, take
-from . import distillation  # noqa: F401  registers momentum, margin_mse and kl_distill, checked by name
 from .objectives import OBJECTIVES, make_objective
 
 # %% auto #0
@@ -65,7 +64,7 @@ class _Check:
     microbatch_size: int
     backend: str | None
     dtype: str
-    objectives: tuple
+    objectives: tuple  # the objective classes: a class reaches a spawned rank by reference, importing its module
     local_loss: bool
     negatives: bool
     fsdp: bool
@@ -76,21 +75,22 @@ def check_distributed_step(
     microbatch_size: int = 2,  # items per encoder forward
     backend: str | None = None,  # None: NCCL on GPUs, gloo on CPU
     dtype: str = "float64",  # the tower's dtype (float64 keeps float32 rounding out of the comparison)
-    objectives: tuple = ("infonce",),  # objective names, each checked with a fresh tower
+    objectives: tuple = ("infonce",),  # objective names or classes, each checked with a fresh tower
     local_loss: bool = True,  # each rank computes its own rows' share (False: every rank the global batch's loss)
     negatives: bool = False,  # one hard negative per pair, a third side
     fsdp: bool = False,  # through FSDP2's engine (`train.fsdp`) instead of DDP's
 ) -> dict:
     "Join torchrun's group; the N-rank step through the engine vs one process: gradient difference, reductions."
     with process_group(backend) as group:  # the engine (DDP) ends inside the call, before the group does
-        check = _Check(global_batch, microbatch_size, backend, dtype, tuple(objectives), local_loss, negatives, fsdp)
+        classes = tuple(OBJECTIVES[o] if isinstance(o, str) else o for o in objectives)
+        check = _Check(global_batch, microbatch_size, backend, dtype, classes, local_loss, negatives, fsdp)
         return _check_in_group(group, check)
 
 # %% ../../nbs/12b_distributed_check.ipynb #c008
-def _check_objective(group, name: str, device, check: _Check):
+def _check_objective(group, cls: type, device, check: _Check):
     "`[relative gradient difference, seconds, reductions]` of one objective: the N-rank step vs one process."
     torch.manual_seed(0)
-    cls = OBJECTIVES[name]  # token features for an objective that reads them; InfoNCE's temperature where it has one
+    name = cls.registered_name  # token features for an objective that reads them; InfoNCE's temperature if it has one
     cfg = EncoderConfig(random_init=True, dropout=0.0, tokens=cls.reads_tokens, backbone_overrides=dict(
         num_hidden_layers=1, hidden_size=32, num_attention_heads=2, intermediate_size=64))  # fmt: skip
     has_temperature = "temperature" in {f.name for f in dataclasses.fields(cls.Settings)}
@@ -132,7 +132,7 @@ def _check_in_group(group, check: _Check):
     rank, n, backend = rank_of(group), world_size_of(group), check.backend
     on_gpu = (backend or default_backend()) == "nccl"
     device = torch.device("cuda", torch.cuda.current_device()) if on_gpu else torch.device("cpu")
-    found = {o: _check_objective(group, o, device, check) for o in check.objectives}
+    found = {c.registered_name: _check_objective(group, c, device, check) for c in check.objectives}
     diff, seconds = max(f[0] for f in found.values()), sum(f[1] for f in found.values())
     reductions = max(f[2] for f in found.values())  # each objective's step: exactly one
     mine = torch.tensor([diff, seconds, reductions], device=device, dtype=torch.float64)
@@ -188,7 +188,6 @@ def check_distributed(
     fsdp: bool = False,  # through FSDP2's engine (`train.fsdp`) instead of DDP's
 ) -> int:
     "Run the distributed self-check (in torchrun's ranks when launched by it, else in `nproc` new processes)."
-    args = (global_batch, microbatch_size, backend, "float64", tuple(objectives), local_loss, negatives, fsdp)
     unknown = [o for o in objectives if o not in OBJECTIVES]
     if unknown:
         raise ValueError(f"unknown objectives {unknown}; registered: {', '.join(sorted(OBJECTIVES))}")
@@ -196,6 +195,8 @@ def check_distributed(
     if local_loss and none:
         raise ValueError(f"objectives {none} have no local loss: check them with local_loss=False")
     taught = [o for o in objectives if OBJECTIVES[o].needs_teacher]
+    classes = tuple(OBJECTIVES[o] for o in objectives)  # each rank imports their modules
+    args = (global_batch, microbatch_size, backend, "float64", classes, local_loss, negatives, fsdp)
     if taught:
         raise ValueError(f"objectives {taught} learn from a teacher's scores, which the self-check has none of: "
                          "12_gradcache checks them over simulated ranks")  # fmt: skip
