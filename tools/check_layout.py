@@ -300,10 +300,13 @@ def logic_lines(source, tree):
                     skip.append(st)
     for st in skip:
         code.difference_update(range(st.lineno, st.end_lineno + 1))
-    for st in tree.body:  # a module-level import is one line however the formatter wraps its names
-        if isinstance(st, (ast.Import, ast.ImportFrom)):
-            code.difference_update(range(st.lineno + 1, st.end_lineno + 1))
-    return len(code)
+    return len(code - import_tails(tree))
+
+
+def import_tails(tree) -> set:
+    "The lines after the first of each module-level import: one counts as one line however the formatter wraps it."
+    imports = [st for st in tree.body if isinstance(st, (ast.Import, ast.ImportFrom))]
+    return {n for st in imports for n in range(st.lineno + 1, st.end_lineno + 1)}
 
 
 def tracked_files(root):
