@@ -20,7 +20,8 @@ Every lever trains two epochs (`train.epochs=2`); `two-epochs` is that alone. Th
   run into zero-shot MiniLM (refused with `--teacher-run zero-shot`: the student would start as its teacher).
 
 Writes `levers.csv` into `--out`: the study's B = 32 and B = 256 rows (from its `batch.csv`) and one row per lever,
-with the held-out R@1 both ways, MRR, nDCG@10 and the CPU seconds of mining, training and evaluation.
+with the number of held-out queries (974 for the study's runs, 970 since the dedup on canonical text), the
+held-out R@1 both ways, MRR, nDCG@10 and the CPU seconds of mining, training and evaluation.
 """
 
 import argparse
@@ -46,6 +47,7 @@ LEVERS = {  # name -> (overrides, the side of the mined table it reads, or None)
     "mined-both": (EPOCHS, "both"),
     "mined-mse": (["objective.name=margin_mse", *MINED, *EPOCHS], "review"),
 }
+STUDY_QUERIES = 974  # held-out pairs of the study's runs; the dedup on canonical text (8cee5d2) left 970 since
 COLUMNS = ["p2r_r1", "r2p_r1", "p2r_r10", "r2p_r10", "mrr", "reviews_ask_ndcg@10", "passages_ask_ndcg@10"]
 
 
@@ -97,11 +99,13 @@ def lever(a, name: str) -> dict:
         print(f"[{time.strftime('%H:%M:%S')}] evaluating {label}", flush=True)
         timing["eval"].append(timed([str(BIN / "magicarp"), "eval", str(run)], run / "study_eval.log"))
         timing_file.write_text(json.dumps(timing, indent=1))
-    got = model_metrics(json.loads((run / "eval" / "summary.json").read_text()), "fine-tuned")
+    summary = json.loads((run / "eval" / "summary.json").read_text())
+    got = model_metrics(summary, "fine-tuned")
     return {
         "lever": label,
         "overrides": " ".join([*BASE, *extra] + ([f"<table mined by {miner(a)}>"] if reads_table else [])),
         "steps": trained(run),
+        "queries": summary["pairs"],
         "mine_cpu_s": mining.get("cpu_s", 0.0),
         "train_cpu_s": round(sum(t["cpu_s"] for t in timing["train"]), 1),
         "eval_cpu_s": round(sum(t["cpu_s"] for t in timing["eval"]), 1),
@@ -131,6 +135,7 @@ def main():
             "overrides": f"seed=12 train.batch_size={int(r['batch_size'])} train.lr={r['lr']:g}"
             + (f" microbatch_size={int(r['microbatch_size'])}" if r["microbatch_size"] < r["batch_size"] else ""),
             "steps": int(r["steps"]),
+            "queries": STUDY_QUERIES,
             "mine_cpu_s": 0.0,
             "train_cpu_s": r["train_cpu_s"],
             "eval_cpu_s": r["eval_cpu_s"],
@@ -140,6 +145,7 @@ def main():
     ]
     if (out / "levers.csv").exists():  # the levers not run now keep their rows
         kept = pd.read_csv(out / "levers.csv")
+        kept["queries"] = kept["queries"].fillna(STUDY_QUERIES) if "queries" in kept else STUDY_QUERIES
         rows += [
             r for r in kept.to_dict("records") if not r["lever"].startswith("study ") and r["lever"] not in a.levers
         ]
