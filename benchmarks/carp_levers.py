@@ -21,7 +21,9 @@ Every lever trains two epochs (`train.epochs=2`); `two-epochs` is that alone. Th
 
 Writes `levers.csv` into `--out`: the study's B = 32 and B = 256 rows (from its `batch.csv`) and one row per lever,
 with the number of held-out queries (974 for the study's runs, 970 since the dedup on canonical text), the
-held-out R@1 both ways, MRR, nDCG@10 and the CPU seconds of mining, training and evaluation.
+held-out R@1 both ways, MRR, nDCG@10 and the CPU seconds of mining, training and evaluation. Then, once `two-epochs`
+is evaluated, `bootstrap.csv`: each evaluated lever minus `two-epochs`, R@1 and MRR both ways, over the same held-out
+queries resampled with replacement (a paired bootstrap, as `benchmarks/carp_seeds.py`'s), with 95% intervals.
 """
 
 import argparse
@@ -30,10 +32,12 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from batch_size import BIN, ROOT, timed, trained  # noqa: E402
+from carp_seeds import MEASURES, run_ranks  # noqa: E402
 
 from magicarp_nb.carp.batch_study import model_metrics  # noqa: E402
 
@@ -113,6 +117,27 @@ def lever(a, name: str) -> dict:
     }
 
 
+def lever_bootstrap(a, names: list) -> pd.DataFrame:
+    """The paired bootstrap of each lever minus `two-epochs` over their common held-out queries (every query's rank
+    from the run's saved embeddings, `carp_seeds.run_ranks`): R@1 and MRR both ways, with 95% percentile intervals."""
+    root = Path(a.runs_root)
+    base = run_ranks(root / "two-epochs")
+    queries = len(base["p2r"])
+    idx = np.random.default_rng(a.bootstrap_seed).integers(0, queries, size=(a.resamples, queries))  # one set for all
+    rows = []
+    for name in names:
+        ranks = run_ranks(root / name)
+        if len(ranks["p2r"]) != queries:
+            raise SystemExit(f"{root / name}: {len(ranks['p2r'])} held-out queries, two-epochs {queries}: not paired")
+        for measure, (side, f) in MEASURES.items():
+            d = f(ranks[side]) - f(base[side])  # per query
+            draws = d[idx].mean(1)
+            lo, hi = np.quantile(draws, [0.025, 0.975])
+            rows.append({"lever": name, "measure": measure, "difference": d.mean(), "ci_low": lo, "ci_high": hi,
+                         "share_not_better": float((draws <= 0).mean())})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--levers", nargs="+", default=list(LEVERS), choices=list(LEVERS))
@@ -121,6 +146,8 @@ def main():
                     help="the run that mines the negatives, or zero-shot")  # fmt: skip
     ap.add_argument("--study", default=str(ROOT / "nbs" / "study" / "batch" / "batch.csv"))
     ap.add_argument("--out", default=str(ROOT / "nbs" / "study" / "levers"))
+    ap.add_argument("--resamples", type=int, default=10_000, help="of the paired bootstrap against two-epochs")
+    ap.add_argument("--bootstrap-seed", type=int, default=0)
     a = ap.parse_args()
     if miner(a) == "zero-shot" and "mined-mse" in a.levers:
         raise SystemExit("--levers mined-mse: a zero-shot --teacher-run would distil MiniLM into itself")
@@ -156,6 +183,14 @@ def main():
     table.to_csv(out / "levers.csv", index=False)
     with pd.option_context("display.width", 220, "display.max_columns", 20, "display.precision", 4):
         print(table.drop(columns="overrides").to_string(index=False))
+    paired = [r["lever"] for r in rows if not r["lever"].startswith("study ") and r["lever"] != "two-epochs"]
+    paired = [n for n in paired if (Path(a.runs_root) / n / "eval" / "embeddings").is_dir()]
+    if (Path(a.runs_root) / "two-epochs" / "eval" / "embeddings").is_dir() and paired:
+        boot = lever_bootstrap(a, paired)
+        boot.to_csv(out / "bootstrap.csv", index=False)
+        with pd.option_context("display.width", 200, "display.precision", 4):
+            print(f"\npaired bootstrap, lever - two-epochs, {a.resamples} resamples of the held-out queries")
+            print(boot.to_string(index=False))
     print(f"threads: OMP_NUM_THREADS={__import__('os').environ.get('OMP_NUM_THREADS')}; outputs in {out}")
 
 

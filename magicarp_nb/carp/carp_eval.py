@@ -20,7 +20,8 @@ import torch
 
 from .train import build_carp, load_carp
 from ..geometry.collapse import AgreementStats, CollapseStats
-from ..core.config import CarpConfig, load_config
+from .config import CarpConfig
+from ..core.config import load_config
 from ..core.settings import to_dict
 from ..data.pairs import TokenizedPairs, load_pairs
 from ..data.mixing import load_pairs_of

@@ -11,7 +11,8 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from ..core.config import CarpConfig, load_config
+from .config import CarpConfig
+from ..core.config import load_config
 from .encoders import build_encoder
 from .lora import with_lora
 from .objectives import make_objective

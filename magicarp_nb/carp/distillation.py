@@ -14,7 +14,8 @@ import torch.nn.functional as F
 
 from .candidates import Shard, masked_logits, row_masks, with_negatives
 from ..core.checkpoints import list_checkpoints
-from ..core.config import ObjectiveConfig
+from .config import CarpConfig
+from .objective_base import ObjectiveConfig
 from .encoders import context_length
 from ..data.pair_sources import source_tables
 from magicarp_nb.carp.objectives import (
@@ -170,7 +171,7 @@ class KLDistill(Distillation):
         return kl.sum() / B * t**2
 
 # %% ../../nbs/11c_distillation.ipynb #c020
-def check_teacher(cfg) -> None:
+def check_teacher(cfg: CarpConfig) -> None:
     "A CARP config's teacher: one giver of scores (data.score_columns, teacher.towers) for an objective reading them."
     taught = OBJECTIVES[cfg.objective.name].needs_teacher
     givers = [
@@ -235,7 +236,7 @@ def towers_folder(
     return path
 
 
-def check_towers(cfg) -> None:
+def check_towers(cfg: CarpConfig) -> None:
     "The folders a CARP config's frozen towers name (`guide.towers`, `teacher.towers`), checked by `towers_folder`."
     for key in ("guide", "teacher"):
         spec = getattr(cfg, key).towers

@@ -26,7 +26,8 @@ from tqdm.auto import tqdm
 from .train import CarpModel, build_carp, load_carp
 from .carp_eval import carp_checkpoint
 from ..core.checkpoints import recorded_sha256, verify_checkpoint
-from ..core.config import CarpConfig, load_config
+from .config import CarpConfig
+from ..core.config import load_config
 from ..data.pairs import PairSplits, load_pairs
 from ..data.sources import column_list
 from ..data.mixing import load_pairs_of

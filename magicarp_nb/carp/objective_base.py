@@ -19,12 +19,29 @@ from torch import nn
 from .candidates import Shard, contrastive_accuracy, guided_mask  # noqa: F401  (importable from here too)
 from .candidates import Negatives, masked_logits, own_candidates, split_negatives
 from .candidates import HARDNESS_MODES, row_masks, token_mask, weighted_negatives, with_negatives  # noqa: F401
-from ..core.config import ObjectiveConfig
-from ..core.settings import ConfigValueError, check_name, default_of, from_dict, opt
+from ..core.settings import ConfigValueError, VariantSection, check_name, default_of, from_dict, opt
 
 # %% auto #0
-__all__ = ['OBJECTIVES', 'MIN_TEMPERATURE', 'MAX_SCALE', 'DIRECTIONS', 'register_objective', 'Objective', 'at_least_float32',
-           'LogitScaled', 'Ranking', 'InfoNCE', 'make_objective', 'check_local', 'AdditiveMargin', 'Matryoshka']
+__all__ = ['OBJECTIVES', 'MIN_TEMPERATURE', 'MAX_SCALE', 'DIRECTIONS', 'ObjectiveConfig', 'register_objective', 'Objective',
+           'at_least_float32', 'LogitScaled', 'Ranking', 'InfoNCE', 'make_objective', 'check_local', 'AdditiveMargin',
+           'Matryoshka']
+
+# %% ../../nbs/10c_objective_base.ipynb #f5a7c729
+@dataclass
+class ObjectiveConfig(VariantSection, registry="objective"):
+    """The contrastive objective, CARP's `objective` section: `name` picks one of `OBJECTIVES`, whose own settings (a
+    subclass of this class, defined beside the objective and registered with it) follow it; Matryoshka's prefixes
+    wrap any of them."""
+
+    name: str = opt(
+        "infonce", "objective from objectives.OBJECTIVES; its own settings follow (config_table lists them)"
+    )
+    matryoshka_dims: Optional[tuple[int, ...]] = opt(
+        None, "Matryoshka: the objective summed over these leading dimensions of the embedding, e.g. (384, 64)", ge=1
+    )
+    matryoshka_weights: Optional[tuple[float, ...]] = opt(
+        None, "Matryoshka: the weight of each prefix's loss, one per dimension (None: 1 each)", ge=0
+    )
 
 # %% ../../nbs/10c_objective_base.ipynb #c005
 OBJECTIVES: dict[str, type] = {}

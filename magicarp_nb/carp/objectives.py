@@ -15,7 +15,7 @@ from torch import nn
 from .candidates import Shard, contrastive_accuracy, guided_mask  # noqa: F401  (importable from here too)
 from .candidates import late_interaction_logits, masked_logits
 from .candidates import HARDNESS_MODES, row_masks, token_mask, weighted_negatives, with_negatives  # noqa: F401
-from ..core.config import ObjectiveConfig
+from .objective_base import ObjectiveConfig
 from .objective_base import DIRECTIONS, MAX_SCALE, MIN_TEMPERATURE, OBJECTIVES, AdditiveMargin  # noqa: F401
 from .objective_base import InfoNCE, LogitScaled, Matryoshka, Objective, Ranking, at_least_float32  # noqa: F401
 from .objective_base import check_local, make_objective, register_objective  # noqa: F401  (one import)

@@ -16,6 +16,7 @@ from fastcore.basics import patch
 from torch import nn
 
 from ..core.checkpoints import CheckpointError
+from .config import CarpConfig
 from ..core.config import TrainConfig
 from ..data.lm import epoch_order
 from magicarp_nb.training.distributed import (
@@ -80,7 +81,7 @@ class TowerPlacement:
         return tower_step(encode, loss_fn, sides, self, settings, scale, backward)
 
 
-def check_tower_parallel(cfg) -> bool:
+def check_tower_parallel(cfg: CarpConfig) -> bool:
     "Whether a CARP config places its towers in parallel; what that cannot place is refused, naming its key."
     key = "train.tower_parallel=true"
     if not cfg.train.tower_parallel:

@@ -14,7 +14,8 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from ..core.config import CarpConfig, config_yaml, load_config
+from .config import CarpConfig
+from ..core.config import config_yaml, load_config
 from ..core.settings import ConfigValueError, check_name
 from ..data.pair_sources import pair_source
 from ..data.sources import column_list

@@ -21,9 +21,8 @@ from .settings import ConfigKeyError, ConfigTypeError, ConfigValueError, apply_o
 from .settings import VariantSection, from_dict, opt, range_text, registrar, to_dict, type_name
 
 # %% auto #0
-__all__ = ['CONFIGS', 'CarpTrainConfig', 'PRESET_DIR', 'register_config', 'with_defaults', 'TrainConfig', 'CLMModelConfig',
-           'TextDataConfig', 'CLMConfig', 'EncoderConfig', 'ObjectiveConfig', 'GuideConfig', 'TeacherConfig',
-           'MLMConfig', 'PairDataConfig', 'CarpConfig', 'list_presets', 'load_config', 'config_yaml', 'config_table']
+__all__ = ['CONFIGS', 'PRESET_DIR', 'register_config', 'with_defaults', 'TrainConfig', 'CLMModelConfig', 'TextDataConfig',
+           'CLMConfig', 'EncoderConfig', 'PairDataConfig', 'list_presets', 'load_config', 'config_yaml', 'config_table']
 
 # %% ../../nbs/00b_config.ipynb #c024
 CONFIGS: dict[str, type] = {}
@@ -283,55 +282,6 @@ class EncoderConfig:
         (), "module names that get adapters, e.g. [query, value] (): peft's default for the backbone's architecture"
     )
 
-# %% ../../nbs/00b_config.ipynb #c029
-@dataclass
-class ObjectiveConfig(VariantSection, provider=("magicarp_nb.carp.objectives", "magicarp_nb.carp.distillation")):
-    """The contrastive objective: `name` picks one of `objectives.OBJECTIVES`, whose own settings (a subclass of this
-    class, defined beside the objective: `objectives` and `distillation` register them) follow it; Matryoshka's
-    prefixes wrap any of them."""
-
-    name: str = opt(
-        "infonce", "objective from objectives.OBJECTIVES; its own settings follow (config_table lists them)"
-    )
-    matryoshka_dims: Optional[tuple[int, ...]] = opt(
-        None, "Matryoshka: the objective summed over these leading dimensions of the embedding, e.g. (384, 64)", ge=1
-    )
-    matryoshka_weights: Optional[tuple[float, ...]] = opt(
-        None, "Matryoshka: the weight of each prefix's loss, one per dimension (None: 1 each)", ge=0
-    )
-
-
-@dataclass
-class GuideConfig:
-    "Guided false negatives (GISTEmbed): frozen towers whose similarities mask the candidates they score too high."
-
-    towers: str = opt(
-        "",
-        "a frozen tower whose similarities mask the in-batch candidates it scores above the positive: 'initial' "
-        "(the towers as built, e.g. zero-shot MiniLM), a CARP checkpoint folder, or '' (off)",
-    )
-    margin: float = opt(0.0, "mask candidates the guide scores above positive − margin (cosines)", ge=-1, le=1)
-
-
-@dataclass
-class TeacherConfig:
-    "A frozen teacher whose scores of each pair's candidates distillation objectives (margin_mse, kl_distill) learn."
-
-    towers: str = opt(
-        "",
-        "frozen towers scoring each passage's review and hard negatives at every step: 'initial' (the towers as "
-        "built, e.g. zero-shot MiniLM), a CARP checkpoint folder, or '' (off: the table's data.score_columns)",
-    )
-
-
-@dataclass
-class MLMConfig:
-    "CARP-MLM's first phase: masked-LM training of the towers before the contrastive objective."
-
-    steps: Optional[int] = opt(None, "optimiser steps of masked-LM training first (None: none)", ge=1)
-    epochs: Optional[int] = opt(None, "epochs of masked-LM training first (None: none)", ge=1)
-    probability: float = opt(0.15, "share of tokens selected for prediction (BERT: 0.15)", gt=0, lt=1)
-
 # %% ../../nbs/00b_config.ipynb #c030
 @dataclass
 class PairDataConfig:
@@ -395,86 +345,6 @@ class PairDataConfig:
     max_pairs: Optional[int] = opt(None, "a seeded random subset of N training pairs, per source (None: all)", ge=1)
     max_val_pairs: Optional[int] = opt(None, "a seeded subset of N validation pairs, per source (None: all)", ge=1)
 
-# %% ../../nbs/00b_config.ipynb #c031
-CarpTrainConfig = with_defaults(
-    TrainConfig,
-    "CarpTrainConfig",
-    "TrainConfig with CARP's defaults: one epoch fine-tuning a pretrained encoder (BERT-style AdamW, linear decay).",
-    epochs=1,
-    eval_batch_size=128,
-    lr=2e-5,
-    weight_decay=0.01,
-    adam_betas=(0.9, 0.999),
-    schedule="linear",
-    warmup_ratio=0.1,
-    min_lr_ratio=0.0,
-)
-
-
-@register_config("carp")
-@dataclass
-class CarpConfig:
-    "A CARP run: passage and review encoders trained with a contrastive objective."
-
-    experiment: str = opt("carp-minilm", "folder under runs/ grouping related runs")
-    run_name: Optional[str] = opt(None, "run folder name (None: <backbone>_s<seed>, e.g. minilm_s12)")
-    seed: int = opt(0, "seed of the weights, dropout and data order")
-    encoder: EncoderConfig = opt(EncoderConfig(), "backbone, pooling, projection, truncation")
-    objective: ObjectiveConfig = opt(ObjectiveConfig, "the contrastive objective and its own settings")
-    guide: GuideConfig = opt(GuideConfig(), "guided false negatives (GISTEmbed)")
-    teacher: TeacherConfig = opt(TeacherConfig(), "frozen towers whose scores distillation objectives learn")
-    mlm: MLMConfig = opt(MLMConfig(), "CARP-MLM: a masked-LM phase before the contrastive objective")
-    data: PairDataConfig = opt(PairDataConfig(), "pair source, cleaning and split")
-    microbatch_size: Optional[int] = opt(
-        None, "pairs per encoder forward in the GradCache step (None: the whole batch at once)", ge=1
-    )
-    microbatch_tokens: Optional[int] = opt(
-        None, "instead of microbatch_size: padded tokens (texts × longest) per encoder forward, length-sorted", ge=1
-    )
-    local_loss: bool = opt(
-        True,
-        "over ranks: each rank computes the loss of its own pairs against the whole global batch (B/N × B logits); "
-        "false: every rank computes the whole B × B loss. The same loss and gradient; one process: no difference",
-    )
-    one_pass: bool = opt(
-        False,
-        "with a shared tower (encoder.shared): passages, reviews and negatives length-sorted into the same "
-        "microbatches, one encoder pass for all (false: one pass per side). The same loss with dropout off",
-    )
-    train: CarpTrainConfig = opt(CarpTrainConfig(), "optimisation (CARP's defaults: fine-tuning a pretrained encoder)")
-
-    @staticmethod
-    def upgrade(data: dict) -> dict:
-        "A config file's mapping of an earlier layout in today's (`_upgraded`); `load_config` asks each task's class."
-        return _upgraded(data)
-
-# %% ../../nbs/00b_config.ipynb #c033b
-_OLD_CARP_KEYS = {"guide": ("guide", "towers", ""), "guide_margin": ("guide", "margin", 0.0),
-                  "mlm_steps": ("mlm", "steps", None), "mlm_epochs": ("mlm", "epochs", None),
-                  "mlm_probability": ("mlm", "probability", 0.15)}  # fmt: skip
-_OLD_OBJECTIVE_DEFAULTS = {"temperature": None, "learn_scale": True, "min_scale": 0.01, "max_scale": 100.0,
-                           "hopfield_beta": 14.3, "siglip_bias": -10.0, "siglip_block": None,
-                           "vicreg_weights": [25.0, 25.0, 1.0], "vicreg_scale": 0.04, "momentum": 0.995,
-                           "distill_alpha": 0.4}  # fmt: skip
-
-
-def _upgraded(data: dict) -> dict:
-    """A CARP config of the earlier layout (one flat `objective` section holding every objective's fields, the guide
-    and the MLM phase) in today's: the guide and the MLM phase in their own sections, and of the objective's fields
-    only those of the objective named that were set away from the old defaults (the others had no effect)."""
-    objective = data.get("objective")
-    if not isinstance(objective, dict) or not set(objective) & set(_OLD_CARP_KEYS):
-        return data
-    data, objective = dict(data), dict(objective)
-    for old, (section, key, default) in _OLD_CARP_KEYS.items():
-        value = objective.pop(old, default)
-        if value != default:
-            data[section] = {**data.get(section, {}), key: value}
-    known = {f.name for f in fields(ObjectiveConfig.variant(str(objective.get("name", "infonce"))))}
-    old = _OLD_OBJECTIVE_DEFAULTS
-    data["objective"] = {k: v for k, v in objective.items() if k in known and (k not in old or v != old[k])}
-    return data
-
 # %% ../../nbs/00b_config.ipynb #c034
 PRESET_DIR = Path(str(importlib.resources.files("magicarp_nb").joinpath("presets")))
 
@@ -517,7 +387,9 @@ def load_config(
         raise ConfigValueError(f"config file {path} holds a {type(data).__name__}, not a mapping of config keys")
     task = data.pop("task", None)
     if not isinstance(task, str) or task not in CONFIGS:
-        raise ConfigKeyError(f"config file {path} must set 'task' to one of {sorted(CONFIGS)}, got {task!r}")
+        also = "; a task's config is registered by importing the module that defines it"
+        also += " (magicarp_nb.plugins: every built-in one)"
+        raise ConfigKeyError(f"config file {path} must set 'task' to one of {sorted(CONFIGS)}, got {task!r}{also}")
     try:
         cfg = from_dict(CONFIGS[task], getattr(CONFIGS[task], "upgrade", dict)(data))  # its own earlier layouts
     except (ConfigKeyError, ConfigTypeError, ConfigValueError) as e:

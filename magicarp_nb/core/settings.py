@@ -9,7 +9,6 @@ import argparse
 import copy
 import dataclasses
 import difflib
-import importlib
 import inspect
 import math
 import os
@@ -93,27 +92,27 @@ def _check_field(f, value, tp, name: str):
     return check_range(_coerce(value, tp, name), meta.get("bounds", {}), name, meta.get("inf_ok", False))
 
 # %% ../../nbs/00_settings.ipynb #c006b
-_VARIANTS: dict[str, dict] = {}  # provider -> its variants
+_VARIANTS: dict[str, dict] = {}  # registry name -> its variants
 
 
 class VariantSection:
     """Mixin of a config section whose fields depend on its `name`: each name is a dataclass subclass, registered
-    where it is defined. The base names the modules that register its variants (`provider`: one name or a tuple),
-    each imported the first time a name is looked up, so that a config loads whoever imported what."""
+    where it is defined (`register`). A base declares the name of its registry (`registry`); every base declared
+    under one name (a notebook's copy of a module's class too) shares its variants. Nothing is imported by name: a
+    variant exists once the module that defines it is imported (`magicarp_nb.plugins` imports every built-in one)."""
 
-    variants: ClassVar[dict] = {}  # name -> variant class, one dict per base (per provider)
-    provider: ClassVar[tuple] = ()  # the modules whose import registers the variants
+    variants: ClassVar[dict] = {}  # name -> variant class, one dict per registry
+    registry: ClassVar[str] = ""  # the name of the base's registry ('': a registry of its own)
 
-    def __init_subclass__(cls, provider: str | tuple | None = None, **kwargs):
+    def __init_subclass__(cls, registry: str | None = None, **kwargs):
         super().__init_subclass__(**kwargs)
-        if provider is not None:  # a new base; a base declared again (a notebook's copy) shares its provider's
-            provider = tuple(m for m in ((provider,) if isinstance(provider, str) else provider) if m)
-            cls.variants, cls.provider = _VARIANTS.setdefault(provider, {}) if provider else {}, provider
+        if registry is not None:  # a new base
+            cls.variants, cls.registry = _VARIANTS.setdefault(registry, {}) if registry else {}, registry
 
     @classmethod
     def accepts(cls, value) -> bool:
-        "Whether `value` is a variant of this base (or of a copy of it with the same provider)."
-        return isinstance(value, cls) or (bool(cls.provider) and getattr(value, "provider", None) == cls.provider)
+        "Whether `value` is a variant of this base (or of another base declared under the same registry name)."
+        return isinstance(value, cls) or (bool(cls.registry) and getattr(value, "registry", None) == cls.registry)
 
     @classmethod
     def register(cls, variant: type) -> type:
@@ -126,10 +125,9 @@ class VariantSection:
 
     @classmethod
     def variant(cls, name: str, key: str = "name") -> type:
-        "The class registered under `name`; else a `ConfigValueError` naming the config `key` and every name."
-        for module in () if name in cls.variants else cls.provider:
-            importlib.import_module(module)  # registers its variants (a plugin registry, looked up lazily)
-        return cls.variants[check_name(name, cls.variants, key)]
+        "The class registered under `name`; else a `ConfigValueError` naming the config `key`, every name and the fix."
+        also = "a name is registered by importing the module that defines it (magicarp_nb.plugins: every built-in one)"
+        return cls.variants[check_name(name, cls.variants, key, also)]
 
     @classmethod
     def default_variant(cls):
@@ -432,6 +430,7 @@ def check_name(
     value: str,  # the name a config gives
     table: dict,  # the registry it must name an entry of
     key: str,  # the dotted config key, for the error
+    also: str = "",  # a last clause of the error (how to register a name)
 ) -> str:
     "`value` when it names an entry of `table`; else a `ConfigValueError` naming `key`, the closest name and all."
     if value not in table:
@@ -439,5 +438,6 @@ def check_name(
         hint = f"; did you mean '{close[0]}'?" if close else ""
         raise ConfigValueError(
             f"config field '{key}' is {value!r}, which is not registered{hint} choose from {sorted(table)}"
+            + (f"; {also}" if also else "")
         )
     return value
