@@ -37,7 +37,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from batch_size import BIN, ROOT, timed, trained  # noqa: E402
-from carp_seeds import MEASURES, run_ranks  # noqa: E402
+from carp_seeds import MEASURES, interval, run_ranks  # noqa: E402
 
 from magicarp_nb.carp.batch_study import model_metrics  # noqa: E402
 
@@ -131,10 +131,7 @@ def lever_bootstrap(a, names: list) -> pd.DataFrame:
             raise SystemExit(f"{root / name}: {len(ranks['p2r'])} held-out queries, two-epochs {queries}: not paired")
         for measure, (side, f) in MEASURES.items():
             d = f(ranks[side]) - f(base[side])  # per query
-            draws = d[idx].mean(1)
-            lo, hi = np.quantile(draws, [0.025, 0.975])
-            rows.append({"lever": name, "measure": measure, "difference": d.mean(), "ci_low": lo, "ci_high": hi,
-                         "share_not_better": float((draws <= 0).mean())})  # fmt: skip
+            rows.append({"lever": name, "measure": measure, **interval(d.mean(), d[idx].mean(1))})
     return pd.DataFrame(rows)
 
 

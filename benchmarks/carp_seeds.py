@@ -73,6 +73,13 @@ def cpu_seconds(run: Path) -> dict:
     return {f"{k}_cpu_s": round(sum(t["cpu_s"] for t in timing[k]), 1) for k in ("train", "eval")}
 
 
+def interval(observed: float, draws: np.ndarray) -> dict:
+    "A difference and its resamples' mean, 95% percentile interval and share not above zero (not better)."
+    lo, hi = np.quantile(draws, [0.025, 0.975])
+    return {"difference": observed, "bootstrap_mean": draws.mean(), "ci_low": lo, "ci_high": hi,
+            "share_not_better": float((draws <= 0).mean())}  # fmt: skip
+
+
 def bootstrap(ranks: dict, seeds: list, n: int, seed: int) -> pd.DataFrame:
     "The paired bootstrap of B = 256 − B = 32 per seed and for the seeds' mean, per measure."
     queries = len(next(iter(ranks.values()))["p2r"])
@@ -84,10 +91,7 @@ def bootstrap(ranks: dict, seeds: list, n: int, seed: int) -> pd.DataFrame:
         observed = {s: d.mean() for s, d in per_seed.items()}
         if len(seeds) > 1:  # the seeds' mean difference, its resamples the mean of theirs
             draws["both"], observed["both"] = np.mean([draws[s] for s in seeds], 0), np.mean(list(observed.values()))
-        for s, d in draws.items():
-            lo, hi = np.quantile(d, [0.025, 0.975])
-            rows.append({"measure": name, "seed": s, "difference": observed[s], "bootstrap_mean": d.mean(),
-                         "ci_low": lo, "ci_high": hi, "share_not_better": float((d <= 0).mean())})  # fmt: skip
+        rows += [{"measure": name, "seed": s, **interval(observed[s], d)} for s, d in draws.items()]
     return pd.DataFrame(rows)
 
 

@@ -17,7 +17,14 @@ from typing import Any, Literal, Optional
 import pandas as pd
 import yaml
 
-from .settings import ConfigKeyError, ConfigTypeError, ConfigValueError, apply_overrides, default_of
+from magicarp_nb.core.settings import (
+    REGISTERED_BY,
+    ConfigKeyError,
+    ConfigTypeError,
+    ConfigValueError,
+    apply_overrides,
+    default_of,
+)
 from .settings import VariantSection, from_dict, opt, range_text, registrar, to_dict, type_name
 
 # %% auto #0
@@ -387,9 +394,10 @@ def load_config(
         raise ConfigValueError(f"config file {path} holds a {type(data).__name__}, not a mapping of config keys")
     task = data.pop("task", None)
     if not isinstance(task, str) or task not in CONFIGS:
-        also = "; a task's config is registered by importing the module that defines it"
-        also += " (magicarp_nb.plugins: every built-in one)"
-        raise ConfigKeyError(f"config file {path} must set 'task' to one of {sorted(CONFIGS)}, got {task!r}{also}")
+        raise ConfigKeyError(
+            f"config file {path} must set 'task' to one of {sorted(CONFIGS)}, got {task!r}; "
+            f"a task's config {REGISTERED_BY}"
+        )
     try:
         cfg = from_dict(CONFIGS[task], getattr(CONFIGS[task], "upgrade", dict)(data))  # its own earlier layouts
     except (ConfigKeyError, ConfigTypeError, ConfigValueError) as e:

@@ -23,9 +23,9 @@ import yaml
 from fastcore.docments import docments
 
 # %% auto #0
-__all__ = ['opt', 'ConfigKeyError', 'ConfigTypeError', 'ConfigValueError', 'range_text', 'check_range', 'VariantSection',
-           'type_name', 'default_of', 'from_dict', 'to_dict', 'parse_overrides', 'apply_overrides', 'registrar',
-           'check_name']
+__all__ = ['REGISTERED_BY', 'opt', 'ConfigKeyError', 'ConfigTypeError', 'ConfigValueError', 'range_text', 'check_range',
+           'VariantSection', 'type_name', 'default_of', 'from_dict', 'to_dict', 'parse_overrides', 'apply_overrides',
+           'registrar', 'check_name']
 
 # %% ../../nbs/00_settings.ipynb #c006
 def opt(
@@ -93,6 +93,8 @@ def _check_field(f, value, tp, name: str):
 
 # %% ../../nbs/00_settings.ipynb #c006b
 _VARIANTS: dict[str, dict] = {}  # registry name -> its variants
+REGISTERED_BY = "is registered by importing the module that defines it (magicarp_nb.plugins: every built-in one)"
+"How a name gets into a registry: the end of every error about a name (or task) that is not registered."
 
 
 class VariantSection:
@@ -126,8 +128,7 @@ class VariantSection:
     @classmethod
     def variant(cls, name: str, key: str = "name") -> type:
         "The class registered under `name`; else a `ConfigValueError` naming the config `key`, every name and the fix."
-        also = "a name is registered by importing the module that defines it (magicarp_nb.plugins: every built-in one)"
-        return cls.variants[check_name(name, cls.variants, key, also)]
+        return cls.variants[check_name(name, cls.variants, key, f"a name {REGISTERED_BY}")]
 
     @classmethod
     def default_variant(cls):
